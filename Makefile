@@ -1,0 +1,36 @@
+# The two commands a fresh machine needs are `make demo` and `make test` (see README).
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: install serving-stack lint test demo clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+
+$(STAMP): $(BIN)/python pyproject.toml
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+# The vLLM CPU stack (large): installed into the same virtualenv.
+serving-stack: $(STAMP)
+	bash serving/install.sh $(BIN)/python
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
+test: lint serving-stack
+	$(BIN)/pytest
+
+# Serve a tiny offline Spark checkpoint and let the agent drive the simulator with it.
+demo: serving-stack
+	bash serving/demo.sh $(BIN)
+
+clean:
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache

@@ -1,0 +1,1 @@
+"""Evals: suites of tasks run with policies, results, reports, benchmarks, AndroidWorld."""

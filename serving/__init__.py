@@ -1,0 +1,1 @@
+"""Serving: hardware probe, weight-path choice, quantizers, the vLLM launcher and its plugins."""
