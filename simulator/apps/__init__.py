@@ -1,0 +1,21 @@
+"""The simulated apps and the launcher labels they are installed under."""
+
+from __future__ import annotations
+
+from simulator.apps.calendar import calendar_root
+from simulator.apps.clock import clock_root
+from simulator.apps.contacts import contacts_root
+from simulator.apps.launcher import HomePage
+from simulator.apps.messages import messages_root
+from simulator.apps.settings import settings_root
+from simulator.runtime import AppSpec
+from simulator.state import CALENDAR, CLOCK, CONTACTS, LAUNCHER, MESSAGES, SETTINGS
+
+APPS: tuple[AppSpec, ...] = (
+    AppSpec(LAUNCHER, "Pixel Launcher", HomePage),
+    AppSpec(SETTINGS, "Settings", settings_root),
+    AppSpec(CLOCK, "Clock", clock_root),
+    AppSpec(CONTACTS, "Contacts", contacts_root),
+    AppSpec(MESSAGES, "Messages", messages_root),
+    AppSpec(CALENDAR, "Calendar", calendar_root),
+)

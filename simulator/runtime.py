@@ -1,0 +1,319 @@
+"""The phone's UI runtime: app back stacks, dialogs, text focus and the keyboard, windows.
+
+Apps are sets of pages. A page renders its content from the device state and its own UI
+state (scroll offsets, field contents) every frame; handlers attached to views change state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from simulator.state import DeviceState
+from simulator.view import Handler, Rect, View, Window
+from simulator.widgets import (
+    KEYBOARD,
+    KEYBOARD_TOP,
+    NAV_BAR_TOP,
+    STATUS_BAR,
+    WIDTH,
+    Field,
+    KeyboardActions,
+    StatusIcons,
+    app_window,
+    keyboard_window,
+    status_bar_window,
+)
+
+SYSTEM_UI = "com.android.systemui"
+
+
+class Page:
+    """One screen of an app: an activity, or a fragment on the app's back stack."""
+
+    def __init__(self, phone: Phone, package: str) -> None:
+        self.phone = phone
+        self.package = package
+        self.dialog: Dialog | None = None
+
+    @property
+    def state(self) -> DeviceState:
+        return self.phone.state
+
+    def content(self, frame: Rect) -> View:
+        raise NotImplementedError
+
+    def window(self, frame: Rect) -> View:
+        return app_window(self.content(frame), frame)
+
+    def on_back(self) -> bool:
+        """Handle back inside the page (close search, collapse); False lets the stack pop."""
+        return False
+
+    def on_resume(self) -> None:
+        """Called when the page comes back to the top of its stack."""
+
+    def on_swipe(self, dx: int, dy: int) -> bool:
+        """A swipe no scrollable view took (the finger moved by dx, dy); True if handled."""
+        return False
+
+
+class Dialog:
+    """A window over a page: an AlertDialog, a picker, a system prompt."""
+
+    cancelable = True
+
+    def __init__(self, phone: Phone, package: str) -> None:
+        self.phone = phone
+        self.package = package
+
+    def window(self) -> View:
+        raise NotImplementedError
+
+    def cancel(self) -> None:
+        self.phone.close_dialog(self)
+
+
+@dataclass(frozen=True)
+class AppSpec:
+    package: str
+    label: str
+    root: Callable[[Phone], Page]
+
+
+class Phone:
+    """Navigation and input state of the simulated phone."""
+
+    def __init__(self, state: DeviceState, apps: list[AppSpec], launcher: str) -> None:
+        self.state = state
+        self.apps = {app.package: app for app in apps}
+        self.launcher = launcher
+        self.stacks: dict[str, list[Page]] = {}
+        self.recents: list[str] = []
+        self.system_dialog: Dialog | None = None
+        self.overview: Page | None = None
+        self.focus: Field | None = None
+        self.focus_owner: object | None = None
+        self.keyboard_shown = False
+        self.changes = 0  # bumped whenever what is on screen may have changed
+        self.navigations = 0  # bumped when a window or page comes or goes (a transition)
+        self._foreground = launcher
+        self.stacks[launcher] = [self.apps[launcher].root(self)]
+
+    # -- navigation -------------------------------------------------------------------------
+
+    @property
+    def foreground(self) -> str:
+        return self._foreground
+
+    def _bring(self, package: str) -> None:
+        self._foreground = package
+        self.state.foreground = package
+        self.overview = None
+        if package != self.launcher:
+            if package in self.recents:
+                self.recents.remove(package)
+            self.recents.insert(0, package)
+        self.blur()
+        self.changes += 1
+        self.navigations += 1
+
+    def top(self) -> Page:
+        return self.stacks[self._foreground][-1]
+
+    def launch(self, package: str) -> None:
+        """Start an app, or resume its task where the user left it."""
+        if package not in self.stacks:
+            self.stacks[package] = [self.apps[package].root(self)]
+        self._bring(package)
+        self.top().on_resume()
+        if package in self.state.permission_prompts and self.system_dialog is None:
+            # Imported lazily: the prompt is a system dialog built from the widget library.
+            from simulator.apps.system import NotificationPermissionDialog
+
+            self.system_dialog = NotificationPermissionDialog(
+                self, package, self.apps[package].label
+            )
+
+    def push(self, page: Page) -> None:
+        self.stacks[page.package].append(page)
+        if self.focus_owner is not page:  # a page may focus its own field as it opens
+            self.blur()
+        self.changes += 1
+        self.navigations += 1
+
+    def pop(self, page: Page) -> None:
+        """Finish `page`; finishing an app's last page returns to the launcher."""
+        stack = self.stacks[page.package]
+        if page in stack:
+            stack.remove(page)
+        self.blur()
+        self.changes += 1
+        self.navigations += 1
+        if not stack:
+            del self.stacks[page.package]
+            if page.package in self.recents:
+                self.recents.remove(page.package)
+            self.go_home()
+        else:
+            stack[-1].on_resume()
+
+    def go_home(self) -> None:
+        self.system_dialog = None
+        self._bring(self.launcher)
+        self.stacks[self.launcher][-1].on_resume()
+
+    def show_overview(self, page: Page) -> None:
+        self.blur()
+        self.overview = page
+        self.changes += 1
+
+    def clear_tasks(self) -> None:
+        for package in list(self.stacks):
+            if package != self.launcher:
+                del self.stacks[package]
+        self.recents.clear()
+        self.go_home()
+
+    def back(self) -> None:
+        if self.keyboard_shown:
+            self.keyboard_shown = False
+            self.changes += 1
+            return
+        if self.system_dialog is not None:
+            self.system_dialog.cancel()
+            return
+        if self.overview is not None:
+            self.overview = None
+            self.changes += 1
+            return
+        page = self.top()
+        if page.dialog is not None:
+            if page.dialog.cancelable:
+                page.dialog.cancel()
+            return
+        if page.on_back():
+            self.changes += 1
+            return
+        if self._foreground == self.launcher:
+            return
+        self.pop(page)
+
+    # -- dialogs ----------------------------------------------------------------------------
+
+    def open_dialog(self, dialog: Dialog) -> None:
+        if self.focus_owner is not dialog:  # a dialog may focus its own field as it opens
+            self.blur()
+        self.top().dialog = dialog
+        self.changes += 1
+        self.navigations += 1
+
+    def close_dialog(self, dialog: Dialog) -> None:
+        if self.system_dialog is dialog:
+            self.system_dialog = None
+        for stack in self.stacks.values():
+            for page in stack:
+                if page.dialog is dialog:
+                    page.dialog = None
+        if self.focus_owner is dialog:
+            self.blur()
+        self.changes += 1
+        self.navigations += 1
+
+    # -- text input -------------------------------------------------------------------------
+
+    def focus_field(self, field: Field, owner: object, keyboard: bool = True) -> None:
+        field.cursor = len(field.text)
+        field.selected = field.select_on_focus
+        self.focus = field
+        self.focus_owner = owner
+        self.keyboard_shown = keyboard
+        self.changes += 1
+
+    def focuser(self, field: Field, owner: object) -> Handler:
+        return lambda: self.focus_field(field, owner)
+
+    def blur(self) -> None:
+        self.focus = None
+        self.focus_owner = None
+        self.keyboard_shown = False
+
+    def type_text(self, value: str) -> None:
+        field = self.focus
+        while field is not None and value:
+            value = field.insert(value)
+            if value and field.full():
+                field = self._advance(field)
+        self.changes += 1
+
+    def _advance(self, field: Field) -> Field | None:
+        """Time inputs move on to the next field when full; others drop the overflow."""
+        owner = self.focus_owner
+        following = getattr(owner, "next_field", None)
+        if callable(following):
+            nxt = following(field)
+            if isinstance(nxt, Field):
+                self.focus_field(nxt, owner)
+                return nxt
+        return None
+
+    def enter(self) -> None:
+        if self.focus is not None and self.focus.on_enter is not None:
+            self.focus.on_enter()
+        self.changes += 1
+
+    def keyboard_actions(self) -> KeyboardActions:
+        def type_char(char: str) -> Handler:
+            return lambda: self.type_text(char)
+
+        def delete() -> None:
+            if self.focus is not None:
+                self.focus.backspace()
+                self.changes += 1
+
+        action = "Enter"
+        if self.focus is not None and self.focus.on_enter is not None:
+            action = "Done"
+        return KeyboardActions(
+            type_char=type_char, delete=delete, enter=self.enter, action_label=action
+        )
+
+    # -- rendering --------------------------------------------------------------------------
+
+    def content_frame(self) -> Rect:
+        """The app's area: below the status bar, above the navigation bar or the keyboard."""
+        page_has_focus = self.keyboard_shown and isinstance(self.focus_owner, Page)
+        return Rect(0, STATUS_BAR, WIDTH, KEYBOARD_TOP if page_has_focus else NAV_BAR_TOP)
+
+    def windows(self) -> list[Window]:
+        """Every window on screen, bottom to top."""
+        windows: list[Window] = []
+        if self.overview is not None:
+            windows.append(Window(self.launcher, self.overview.window(self.content_frame())))
+        else:
+            page = self.top()
+            windows.append(Window(page.package, page.window(self.content_frame())))
+            if page.dialog is not None:
+                windows.append(Window(page.dialog.package, page.dialog.window(), modal=True))
+            if self.system_dialog is not None:
+                windows.append(
+                    Window(self.system_dialog.package, self.system_dialog.window(), modal=True)
+                )
+        windows.append(Window(SYSTEM_UI, status_bar_window(self.status_icons())))
+        if self.focus is not None and self.keyboard_shown:
+            windows.append(Window(KEYBOARD, keyboard_window(self.keyboard_actions())))
+        return windows
+
+    def status_icons(self) -> StatusIcons:
+        s = self.state
+        hour, minute = (int(part) for part in s.time.split(":"))
+        return StatusIcons(
+            clock=f"{(hour % 12) or 12}:{minute:02d}",
+            wifi=s.wifi,
+            bluetooth=s.bluetooth,
+            airplane=s.airplane_mode,
+            do_not_disturb=s.do_not_disturb,
+            battery_level=s.battery_level,
+            battery_percentage=s.battery_percentage,
+            battery_saver=s.battery_saver,
+        )

@@ -1,0 +1,908 @@
+"""Builders for the subtrees real apps produce: windows, toolbars, settings rows, dialogs, lists.
+
+Metrics are those of a 1080x2400 phone at 420 dpi (1 dp = 2.625 px), taken from real dumps of
+that size: a 63 px status bar, a 63 px gesture-navigation bar, 206 px two-line settings rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from simulator.view import (
+    BUTTON,
+    EDIT,
+    FRAME,
+    IMAGE,
+    IMAGE_BUTTON,
+    LINEAR,
+    RECYCLER,
+    RELATIVE,
+    SCROLL,
+    SWITCH,
+    TEXT,
+    VIEW,
+    VIEW_GROUP,
+    Handler,
+    Rect,
+    ScrollState,
+    View,
+    text_box,
+)
+
+WIDTH = 1080
+HEIGHT = 2400
+STATUS_BAR = 63
+NAV_BAR_TOP = 2337
+KEYBOARD_TOP = 1587
+SCREEN = Rect(0, 0, WIDTH, HEIGHT)
+
+TITLE_SIZE = 52
+BODY_SIZE = 40
+SMALL_SIZE = 37
+
+
+def rid(package: str, name: str) -> str:
+    return f"{package}:id/{name}"
+
+
+def text(
+    value: str, x: int, y: int, size: int = BODY_SIZE, max_x: int = WIDTH, **kw: object
+) -> View:
+    """A wrap_content TextView whose top-left corner is (x, y)."""
+    return View(TEXT, text_box(value, x, y, size, max_x), text=value, **kw)  # type: ignore[arg-type]
+
+
+def centered_text(value: str, box: Rect, size: int = BODY_SIZE, **kw: object) -> View:
+    width = min(text_box(value, 0, 0, size, box.width).width, box.width)
+    height = int(size * 1.36)
+    x = box.x1 + (box.width - width) // 2
+    y = box.y1 + (box.height - height) // 2
+    return View(TEXT, Rect(x, y, x + width, y + height), text=value, **kw)  # type: ignore[arg-type]
+
+
+def button(
+    label: str, box: Rect, on_tap: Handler | None, rid_: str = "", enabled: bool = True
+) -> View:
+    return View(
+        BUTTON,
+        box,
+        rid=rid_,
+        text=label,
+        clickable=True,
+        focusable=True,
+        enabled=enabled,
+        on_tap=on_tap,
+    )
+
+
+def icon_button(desc: str, box: Rect, on_tap: Handler | None, rid_: str = "") -> View:
+    return View(
+        IMAGE_BUTTON, box, rid=rid_, desc=desc, clickable=True, focusable=True, on_tap=on_tap
+    )
+
+
+@dataclass
+class Field:
+    """The contents of one text input; the focused field receives typed text."""
+
+    text: str = ""
+    cursor: int = 0
+    hint: str = ""
+    max_length: int | None = None
+    digits_only: bool = False
+    on_change: Callable[[], None] | None = None
+    on_enter: Callable[[], None] | None = None
+    # Fields that select their contents on focus (time inputs): the next typing replaces it.
+    select_on_focus: bool = False
+    selected: bool = False
+
+    def set(self, value: str) -> None:
+        self.text = value
+        self.cursor = len(value)
+        if self.on_change is not None:
+            self.on_change()
+
+    def insert(self, value: str) -> str:
+        """Insert at the cursor; return what did not fit (a full field passes the rest on)."""
+        if self.digits_only:
+            value = "".join(char for char in value if char.isdigit())
+        if self.selected and value:
+            self.text, self.cursor, self.selected = "", 0, False
+        room = len(value) if self.max_length is None else self.max_length - len(self.text)
+        accepted, rest = value[: max(room, 0)], value[max(room, 0) :]
+        self.text = self.text[: self.cursor] + accepted + self.text[self.cursor :]
+        self.cursor += len(accepted)
+        if accepted and self.on_change is not None:
+            self.on_change()
+        return rest
+
+    def backspace(self) -> None:
+        if self.selected:
+            self.selected = False
+            self.set("")
+        elif self.cursor > 0:
+            self.text = self.text[: self.cursor - 1] + self.text[self.cursor :]
+            self.cursor -= 1
+            if self.on_change is not None:
+                self.on_change()
+
+    def forward_delete(self) -> None:
+        if self.cursor < len(self.text):
+            self.text = self.text[: self.cursor] + self.text[self.cursor + 1 :]
+            if self.on_change is not None:
+                self.on_change()
+
+    def move_cursor(self, position: int) -> None:
+        self.selected = False
+        self.cursor = min(max(position, 0), len(self.text))
+
+    def full(self) -> bool:
+        return self.max_length is not None and len(self.text) >= self.max_length
+
+
+def edit_text(
+    field: Field,
+    box: Rect,
+    focused: bool,
+    on_focus: Handler,
+    rid_: str = "",
+    password: bool = False,
+) -> View:
+    """An EditText: an empty field reports its hint as text, as Android's accessibility does."""
+    return View(
+        EDIT,
+        box,
+        rid=rid_,
+        text=field.text or field.hint,
+        hint=field.hint,
+        clickable=True,
+        long_clickable=True,
+        focusable=True,
+        focused=focused,
+        password=password,
+        on_tap=on_focus,
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Windows
+
+
+def app_window(content: View, frame: Rect) -> View:
+    """A phone-window decor: root, LinearLayout, android:id/content holding the app's content."""
+    return View(
+        FRAME,
+        SCREEN,
+        children=[
+            View(
+                LINEAR,
+                SCREEN,
+                children=[View(FRAME, frame, rid="android:id/content", children=[content])],
+            ),
+            View(VIEW, Rect(0, 0, WIDTH, STATUS_BAR), rid="android:id/statusBarBackground"),
+            View(
+                VIEW, Rect(0, NAV_BAR_TOP, WIDTH, HEIGHT), rid="android:id/navigationBarBackground"
+            ),
+        ],
+    )
+
+
+@dataclass(frozen=True)
+class StatusIcons:
+    clock: str
+    wifi: bool
+    bluetooth: bool
+    airplane: bool
+    do_not_disturb: bool
+    battery_level: int
+    battery_percentage: bool
+    battery_saver: bool
+
+
+def status_bar_window(icons: StatusIcons) -> View:
+    sid = "com.android.systemui"
+    bar = Rect(0, 0, WIDTH, STATUS_BAR)
+    clock = View(
+        TEXT,
+        Rect(42, 0, 42 + len(icons.clock) * 22 + 10, STATUS_BAR),
+        rid=rid(sid, "clock"),
+        text=icons.clock,
+    )
+    status: list[tuple[str, str]] = []
+    if icons.do_not_disturb:
+        status.append(("", "Do Not Disturb."))
+    if icons.bluetooth:
+        status.append(("", "Bluetooth on."))
+    if icons.airplane:
+        status.append(("", "Airplane mode."))
+    if icons.battery_saver:
+        status.append(("", "Battery Saver is on."))
+    if icons.wifi and not icons.airplane:
+        status.append((rid(sid, "wifi_combo"), "Wi‑Fi signal full."))
+    battery_width = 130 if icons.battery_percentage else 70
+    x = WIDTH - 30 - battery_width - 48 * len(status)
+    icon_views: list[View] = []
+    for icon_rid, desc in status:
+        icon_views.append(
+            View(IMAGE if not icon_rid else FRAME, Rect(x, 6, x + 48, 57), rid=icon_rid, desc=desc)
+        )
+        x += 48
+    battery_children = [
+        View(
+            IMAGE,
+            Rect(x, 9, x + 70, 54),
+            rid=rid(sid, "battery_image"),
+            desc=f"Battery {icons.battery_level} percent.",
+        ),
+    ]
+    if icons.battery_percentage:
+        battery_children.append(
+            View(
+                TEXT,
+                Rect(x + 70, 9, x + battery_width, 54),
+                rid=rid(sid, "battery_percentage_view"),
+                text=f"{icons.battery_level}%",
+            )
+        )
+    battery = View(
+        LINEAR,
+        Rect(x, 6, x + battery_width, 57),
+        rid=rid(sid, "battery"),
+        focusable=True,
+        children=battery_children,
+    )
+    system_icons = View(
+        LINEAR,
+        Rect(WIDTH - 30 - battery_width - 48 * len(status), 6, WIDTH - 30, 57),
+        rid=rid(sid, "system_icons"),
+        children=[*icon_views, battery],
+    )
+    contents = View(
+        LINEAR,
+        bar,
+        rid=rid(sid, "phone_status_bar_contents_container"),
+        children=[
+            View(
+                FRAME,
+                Rect(42, 0, clock.bounds.x2, STATUS_BAR),
+                rid=rid(sid, "clock_container"),
+                children=[clock],
+            ),
+            View(
+                LINEAR,
+                system_icons.bounds,
+                rid=rid(sid, "system_icon_area"),
+                children=[system_icons],
+            ),
+        ],
+    )
+    return View(
+        FRAME,
+        bar,
+        children=[
+            View(
+                FRAME,
+                bar,
+                rid=rid(sid, "status_bar_container"),
+                children=[
+                    View(FRAME, bar, rid=rid(sid, "status_bar"), children=[contents]),
+                ],
+            ),
+        ],
+    )
+
+
+KEY_ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
+KEYBOARD = "com.google.android.inputmethod.latin"
+
+
+@dataclass(frozen=True)
+class KeyboardActions:
+    type_char: Callable[[str], Handler]
+    delete: Handler
+    enter: Handler
+    action_label: str
+
+
+def keyboard_window(actions: KeyboardActions) -> View:
+    """Gboard: a suggestion header and four rows of keys, each key a clickable FrameLayout."""
+    window = Rect(0, KEYBOARD_TOP, WIDTH, HEIGHT)
+    header = Rect(0, KEYBOARD_TOP, WIDTH, KEYBOARD_TOP + 132)
+    row_height = 147
+    top = header.y2 + 12
+    key_width = (WIDTH - 12) / 10
+
+    def key(name: str, desc: str, x1: float, x2: float, y: int, handler: Handler) -> View:
+        box = Rect(int(x1), y, int(x2), y + row_height)
+        return View(
+            FRAME,
+            box,
+            rid=rid(KEYBOARD, name),
+            desc=desc,
+            clickable=True,
+            focusable=True,
+            long_clickable=True,
+            on_tap=handler,
+        )
+
+    rows: list[View] = []
+    for r, letters in enumerate(KEY_ROWS):
+        y = top + r * row_height
+        indent = (10 - len(letters)) * key_width / 2 if r < 2 else 1.5 * key_width
+        keys = [
+            key(
+                f"key_pos_{r}_{c}",
+                letter,
+                6 + indent + c * key_width,
+                6 + indent + (c + 1) * key_width,
+                y,
+                actions.type_char(letter),
+            )
+            for c, letter in enumerate(letters)
+        ]
+        if r == 2:
+            keys.insert(0, key("key_pos_shift", "Shift", 6, 6 + 1.5 * key_width, y, lambda: None))
+            keys.append(
+                key(
+                    "key_pos_del",
+                    "Delete",
+                    WIDTH - 6 - 1.5 * key_width,
+                    WIDTH - 6,
+                    y,
+                    actions.delete,
+                )
+            )
+        rows.append(View(LINEAR, Rect(6, y, WIDTH - 6, y + row_height), children=keys))
+    y = top + 3 * row_height
+    bottom_keys = [
+        key("key_pos_switch_to_symbol", "Symbol keyboard", 6, 6 + 1.5 * key_width, y, lambda: None),
+        key(
+            "key_pos_comma",
+            ",",
+            6 + 1.5 * key_width,
+            6 + 2.5 * key_width,
+            y,
+            actions.type_char(","),
+        ),
+        key(
+            "key_pos_space",
+            "Space",
+            6 + 2.5 * key_width,
+            6 + 7.5 * key_width,
+            y,
+            actions.type_char(" "),
+        ),
+        key(
+            "key_pos_period",
+            ".",
+            6 + 7.5 * key_width,
+            6 + 8.5 * key_width,
+            y,
+            actions.type_char("."),
+        ),
+        key(
+            "key_pos_ime_action",
+            actions.action_label,
+            6 + 8.5 * key_width,
+            WIDTH - 6,
+            y,
+            actions.enter,
+        ),
+    ]
+    rows.append(View(LINEAR, Rect(6, y, WIDTH - 6, y + row_height), children=bottom_keys))
+    header_view = View(
+        FRAME,
+        header,
+        rid=rid(KEYBOARD, "keyboard_header_view_holder"),
+        children=[
+            View(
+                FRAME,
+                Rect(6, header.y1, 132, header.y2),
+                rid=rid(KEYBOARD, "key_pos_header_access_points_menu"),
+                desc="Open features menu",
+                clickable=True,
+                focusable=True,
+                on_tap=lambda: None,
+            ),
+            View(
+                FRAME,
+                Rect(948, header.y1, 1074, header.y2),
+                rid=rid(KEYBOARD, "key_pos_header_power_key"),
+                desc="Voice input",
+                clickable=True,
+                focusable=True,
+                long_clickable=True,
+                on_tap=lambda: None,
+            ),
+        ],
+    )
+    holder = View(
+        LINEAR,
+        window,
+        rid=rid(KEYBOARD, "keyboard_holder"),
+        children=[
+            header_view,
+            View(
+                LINEAR,
+                Rect(6, top, WIDTH - 6, top + 4 * row_height),
+                rid=rid(KEYBOARD, "input_area"),
+                children=rows,
+            ),
+        ],
+    )
+    return View(
+        FRAME,
+        window,
+        children=[
+            View(
+                LINEAR,
+                window,
+                children=[
+                    View(
+                        FRAME,
+                        window,
+                        rid="android:id/content",
+                        children=[
+                            View(FRAME, window, rid="android:id/inputArea", children=[holder]),
+                        ],
+                    ),
+                ],
+            ),
+        ],
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Dialogs
+
+
+def dialog_frame(box: Rect, panel: View, on_outside_tap: Handler | None) -> View:
+    """The window of an AlertDialog-style dialog: decor, inset frame, android:id/content."""
+    inner = box.inset(42, 42)
+    return View(
+        FRAME,
+        box,
+        on_outside_tap=on_outside_tap,
+        children=[
+            View(
+                FRAME,
+                inner,
+                children=[View(FRAME, inner, rid="android:id/content", children=[panel])],
+            ),
+        ],
+    )
+
+
+def alert_dialog(
+    title: str,
+    message: str,
+    buttons: Sequence[tuple[str, Handler]],
+    on_cancel: Handler | None,
+    body: Callable[[Rect], View] | None = None,
+    body_height: int = 0,
+) -> View:
+    """title, message or custom body, then buttons right-aligned (negative first)."""
+    left, right = 70, WIDTH - 70
+    title_h = 118 if title else 0
+    message_h = (len(message) // 38 + 1) * 60 + 40 if message else 0
+    content_h = message_h + body_height
+    buttons_h = 147
+    total = 42 + title_h + content_h + buttons_h + 42
+    top = (HEIGHT - total) // 2
+    y = top + 42
+    parts: list[View] = []
+    if title:
+        parts.append(
+            View(
+                LINEAR,
+                Rect(left, y, right, y + title_h),
+                rid="android:id/topPanel",
+                children=[
+                    View(
+                        LINEAR,
+                        Rect(left, y, right, y + title_h),
+                        rid="android:id/title_template",
+                        children=[
+                            text(
+                                title,
+                                left + 63,
+                                y + 47,
+                                TITLE_SIZE,
+                                right - 63,
+                                rid="android:id/alertTitle",
+                            )
+                        ],
+                    )
+                ],
+            )
+        )
+        y += title_h
+    if message:
+        box = Rect(left, y, right, y + message_h)
+        parts.append(
+            View(
+                FRAME,
+                box,
+                rid="android:id/contentPanel",
+                children=[
+                    View(
+                        SCROLL,
+                        box,
+                        rid="android:id/scrollView",
+                        children=[
+                            View(
+                                LINEAR,
+                                box,
+                                children=[
+                                    View(
+                                        TEXT,
+                                        Rect(left + 63, y + 10, right - 63, y + message_h - 20),
+                                        rid="android:id/message",
+                                        text=message,
+                                    ),
+                                ],
+                            ),
+                        ],
+                    ),
+                ],
+            )
+        )
+        y += message_h
+    if body is not None:
+        box = Rect(left, y, right, y + body_height)
+        parts.append(
+            View(
+                FRAME,
+                box,
+                rid="android:id/customPanel",
+                children=[
+                    View(FRAME, box, rid="android:id/custom", children=[body(box)]),
+                ],
+            )
+        )
+        y += body_height
+    button_views: list[View] = []
+    x = right - 42
+    ids = {0: "android:id/button1", 1: "android:id/button2", 2: "android:id/button3"}
+    for position, (label, handler) in enumerate(reversed(buttons)):
+        width = max(180, len(label) * 26 + 84)
+        button_views.insert(
+            0, button(label, Rect(x - width, y + 10, x, y + 136), handler, ids[position])
+        )
+        x -= width + 10
+    parts.append(
+        View(
+            SCROLL,
+            Rect(left, y, right, y + buttons_h),
+            rid="android:id/buttonPanel",
+            focusable=True,
+            children=[View(LINEAR, Rect(left, y, right, y + buttons_h), children=button_views)],
+        )
+    )
+    panel = View(
+        LINEAR,
+        Rect(left, top + 42, right, top + total - 42),
+        rid="android:id/parentPanel",
+        children=parts,
+    )
+    return dialog_frame(Rect(left - 42, top, right + 42, top + total), panel, on_cancel)
+
+
+# ---------------------------------------------------------------------------------------------
+# Settings-style pages
+
+
+@dataclass
+class Pref:
+    """One row of a preference screen."""
+
+    title: str
+    summary: str = ""
+    on_tap: Handler | None = None
+    switch: bool | None = None  # None: no switch; else its checked state
+    enabled: bool = True
+    header: bool = False  # a category title, not clickable
+
+
+def pref_height(pref: Pref) -> int:
+    if pref.header:
+        return 116
+    return 206 if pref.summary else 168
+
+
+def pref_row(package: str, pref: Pref, box: Rect, icons: bool) -> View:
+    """A clickable row: icon frame, title/summary, and (for switches) a non-clickable Switch."""
+    if pref.header:
+        return View(
+            LINEAR,
+            box,
+            children=[
+                View(
+                    RELATIVE,
+                    box.with_x(63, 1038),
+                    children=[
+                        text(pref.title, 63, box.y1 + 42, SMALL_SIZE, 1038, rid="android:id/title")
+                    ],
+                )
+            ],
+        )
+    text_left = 189 if icons else 63
+    text_right = 852 if pref.switch is not None else 1038
+    texts = [
+        text(
+            pref.title,
+            text_left,
+            box.y1 + (42 if pref.summary else 48),
+            TITLE_SIZE,
+            text_right,
+            rid="android:id/title",
+            enabled=pref.enabled,
+        )
+    ]
+    if pref.summary:
+        texts.append(
+            text(
+                pref.summary,
+                text_left,
+                box.y1 + 113,
+                SMALL_SIZE,
+                text_right,
+                rid="android:id/summary",
+                enabled=pref.enabled,
+            )
+        )
+    children: list[View] = []
+    if icons:
+        cy = box.y1 + box.height // 2
+        children.append(
+            View(
+                LINEAR,
+                Rect(63, cy - 38, 189, cy + 38),
+                rid=rid(package, "icon_frame"),
+                children=[View(IMAGE, Rect(63, cy - 27, 116, cy + 26), rid="android:id/icon")],
+            )
+        )
+    children.append(
+        View(RELATIVE, box.with_x(text_left, text_right), children=texts, enabled=pref.enabled)
+    )
+    if pref.switch is not None:
+        cy = box.y1 + box.height // 2
+        children.append(
+            View(
+                LINEAR,
+                box.with_x(852, 1038),
+                rid="android:id/widget_frame",
+                children=[
+                    View(
+                        SWITCH,
+                        Rect(891, cy - 63, 1038, cy + 63),
+                        rid="android:id/switch_widget",
+                        checkable=True,
+                        checked=pref.switch,
+                        enabled=pref.enabled,
+                    )
+                ],
+            )
+        )
+    return View(
+        LINEAR,
+        box,
+        clickable=pref.on_tap is not None or pref.switch is not None,
+        focusable=True,
+        enabled=pref.enabled,
+        on_tap=pref.on_tap,
+        children=children,
+    )
+
+
+def main_switch_bar(package: str, title: str, checked: bool, on_tap: Handler, box: Rect) -> View:
+    """The large on/off bar at the top of pages like Bluetooth or Battery Saver."""
+    inner = box.inset(42, 21)
+    cy = box.y1 + box.height // 2
+    return View(
+        LINEAR,
+        box,
+        children=[
+            View(
+                LINEAR,
+                inner,
+                rid=rid(package, "switch_bar"),
+                clickable=True,
+                focusable=True,
+                on_tap=on_tap,
+                children=[
+                    View(
+                        LINEAR,
+                        inner,
+                        rid=rid(package, "frame"),
+                        children=[
+                            text(
+                                title,
+                                inner.x1 + 63,
+                                cy - 36,
+                                TITLE_SIZE,
+                                852,
+                                rid=rid(package, "switch_text"),
+                            ),
+                            View(
+                                SWITCH,
+                                Rect(850, cy - 63, 997, cy + 63),
+                                rid="android:id/switch_widget",
+                                checkable=True,
+                                checked=checked,
+                            ),
+                        ],
+                    )
+                ],
+            )
+        ],
+    )
+
+
+def scroll_rows(
+    box: Rect,
+    rows: Sequence[tuple[int, Callable[[Rect], View]]],
+    state: ScrollState,
+) -> list[View]:
+    """Lay rows (height, builder) top to bottom from `box.y1 - offset`; record the scroll range."""
+    total = sum(height for height, _ in rows)
+    state.max_offset = max(0, total - box.height)
+    state.offset = min(state.offset, state.max_offset)
+    y = box.y1 - state.offset
+    views: list[View] = []
+    for height, build in rows:
+        views.append(build(Rect(box.x1, y, box.x2, y + height)))
+        y += height
+    return views
+
+
+def recycler(
+    box: Rect,
+    rows: Sequence[tuple[int, Callable[[Rect], View]]],
+    state: ScrollState,
+    rid_: str = "",
+    cls: str = RECYCLER,
+) -> View:
+    return View(
+        cls,
+        box,
+        rid=rid_,
+        scrollable=True,
+        focusable=True,
+        scroll=state,
+        recycler=True,
+        children=scroll_rows(box, rows, state),
+    )
+
+
+def settings_page(
+    package: str,
+    title: str,
+    prefs: Sequence[Pref],
+    frame: Rect,
+    state: ScrollState,
+    on_up: Handler,
+    icons: bool = True,
+    top: View | None = None,
+    top_height: int = 0,
+) -> View:
+    """A collapsing-toolbar preference screen (Android 14 Settings sub-pages)."""
+    bar = Rect(0, frame.y1, WIDTH, frame.y1 + 470)
+    action = Rect(0, frame.y1, WIDTH, frame.y1 + 147)
+    app_bar = View(
+        LINEAR,
+        bar,
+        rid=rid(package, "app_bar"),
+        children=[
+            View(
+                FRAME,
+                bar,
+                rid=rid(package, "collapsing_toolbar"),
+                desc=title,
+                children=[
+                    View(
+                        VIEW_GROUP,
+                        action,
+                        rid=rid(package, "action_bar"),
+                        children=[
+                            icon_button("Navigate up", Rect(0, action.y1, 147, action.y2), on_up),
+                            View(VIEW, Rect(189, action.y1, WIDTH, action.y2)),
+                        ],
+                    ),
+                ],
+            ),
+        ],
+    )
+    content = Rect(0, bar.y2, WIDTH, frame.y2)
+    list_box = Rect(0, content.y1 + top_height, WIDTH, frame.y2)
+    rows = [(pref_height(p), _row_builder(package, p, icons)) for p in prefs]
+    list_children: list[View] = []
+    if top is not None:
+        list_children.append(top)
+    list_children.append(
+        View(
+            FRAME,
+            list_box,
+            rid="android:id/list_container",
+            children=[recycler(list_box, rows, state, rid(package, "recycler_view"))],
+        )
+    )
+    return View(
+        SCROLL,
+        frame,
+        rid=rid(package, "content_parent"),
+        scrollable=True,
+        children=[
+            app_bar,
+            View(
+                FRAME,
+                content,
+                rid=rid(package, "content_frame"),
+                children=[
+                    View(
+                        LINEAR,
+                        content,
+                        children=[
+                            View(
+                                FRAME,
+                                content,
+                                rid=rid(package, "main_content"),
+                                children=[
+                                    View(
+                                        LINEAR,
+                                        content,
+                                        rid=rid(package, "container_material"),
+                                        children=list_children,
+                                    ),
+                                ],
+                            ),
+                        ],
+                    ),
+                ],
+            ),
+        ],
+    )
+
+
+def _row_builder(package: str, pref: Pref, icons: bool) -> Callable[[Rect], View]:
+    return lambda box: pref_row(package, pref, box, icons)
+
+
+def toolbar(
+    package: str,
+    title: str,
+    frame: Rect,
+    on_up: Handler | None,
+    actions: Sequence[View] = (),
+    up_desc: str = "Navigate up",
+) -> View:
+    """A plain app toolbar: an up (or close) button, a title TextView, actions at the right."""
+    box = Rect(0, frame.y1, WIDTH, frame.y1 + 168)
+    children: list[View] = []
+    x = 42
+    if on_up is not None:
+        children.append(icon_button(up_desc, Rect(0, box.y1 + 10, 147, box.y2 - 10), on_up))
+        x = 189
+    if title:
+        children.append(text(title, x, box.y1 + 48, TITLE_SIZE + 4, 800))
+    children.extend(actions)
+    return View(VIEW_GROUP, box, rid=rid(package, "toolbar"), children=children)
+
+
+def fab(
+    package: str, desc: str, on_tap: Handler, bottom: int, rid_name: str, label: str = ""
+) -> View:
+    """A floating action button at the bottom right (extended when it has a label)."""
+    width = 147 if not label else max(300, len(label) * 28 + 170)
+    box = Rect(WIDTH - 42 - width, bottom - 42 - 147, WIDTH - 42, bottom - 42)
+    return View(
+        BUTTON if label else IMAGE_BUTTON,
+        box,
+        rid=rid(package, rid_name),
+        text=label,
+        desc=desc,
+        clickable=True,
+        focusable=True,
+        on_tap=on_tap,
+    )

@@ -1,0 +1,365 @@
+"""The simulated phone: Device protocol, XML fidelity, navigation, input and faults."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from lxml import etree
+
+from devices.base import KEYCODES, Device, DeviceError
+from simulator import FaultConfig, Simulator
+from simulator.state import CLOCK, CONTACTS, LAUNCHER, MESSAGES, SETTINGS
+
+BASE_ATTRIBUTES = [
+    "index",
+    "text",
+    "resource-id",
+    "class",
+    "package",
+    "content-desc",
+    "checkable",
+    "checked",
+    "clickable",
+    "enabled",
+    "focusable",
+    "focused",
+    "scrollable",
+    "long-clickable",
+    "password",
+    "selected",
+    "bounds",
+]
+RECENT_ATTRIBUTES = [*BASE_ATTRIBUTES, "drawing-order", "hint"]
+DECLARATION = "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation=\"0\">"
+
+
+def nodes(xml: str) -> list[etree._Element]:
+    return list(etree.fromstring(xml.encode("utf-8")).iter("node"))
+
+
+def find(root: etree._Element | etree._ElementTree, expression: str) -> list[etree._Element]:
+    found = root.xpath(expression)
+    assert isinstance(found, list)
+    return [node for node in found if isinstance(node, etree._Element)]
+
+
+def parent(node: etree._Element) -> etree._Element:
+    up = node.getparent()
+    assert up is not None
+    return up
+
+
+def labels(sim: Simulator) -> list[str]:
+    return [n.get("text") or n.get("content-desc") or "" for n in nodes(sim.dump_xml())]
+
+
+def switch_checked(sim: Simulator, row_title: str) -> bool:
+    """The Switch inside the settings row titled `row_title`."""
+    root = etree.fromstring(sim.dump_xml().encode("utf-8"))
+    title = find(root, f'//node[@resource-id="android:id/title"][@text="{row_title}"]')[0]
+    row = parent(parent(title))
+    switch = find(row, './/node[@class="android.widget.Switch"]')[0]
+    return bool(switch.get("checked") == "true")
+
+
+def test_implements_the_device_protocol() -> None:
+    sim = Simulator()
+    assert isinstance(sim, Device)
+    assert sim.serial == "emulator-5554"
+    assert sim.screen_size() == (1080, 2400)
+    assert sim.foreground_app() == LAUNCHER
+    assert sim.screenshot_png() is None
+    assert set(sim.installed_apps()) >= {SETTINGS, CLOCK, CONTACTS, MESSAGES}
+
+
+def test_xml_has_the_real_declaration_attribute_order_and_windows() -> None:
+    sim = Simulator()
+    sim.open_app("Contacts")
+    sim.tap_on("Search contacts")  # focuses a field: the keyboard window appears
+    xml = sim.dump_xml()
+    assert xml.startswith(DECLARATION) and xml.endswith("</hierarchy>") and "\n" not in xml
+    for node in nodes(xml):
+        assert list(node.attrib) == RECENT_ATTRIBUTES
+        assert re.fullmatch(r"\[\d+,\d+\]\[\d+,\d+\]", node.get("bounds", ""))
+    windows = etree.fromstring(xml.encode()).findall("node")
+    packages = [w.get("package") for w in windows]
+    assert packages == [CONTACTS, "com.android.systemui", "com.google.android.inputmethod.latin"]
+    for window in windows:
+        assert window.get("index") == "0" and window.get("class") == "android.widget.FrameLayout"
+
+
+def test_attribute_order_matches_real_recent_android_dumps(corpus_dir: Path) -> None:
+    real = nodes((corpus_dir / "021_android_anr_dialog.xml").read_text(encoding="utf-8"))
+    assert list(real[0].attrib) == list(nodes(Simulator().dump_xml())[0].attrib)
+
+
+def test_settings_rows_are_built_like_real_settings(corpus_dir: Path) -> None:
+    sim = Simulator()
+    sim.open_app("Settings")
+    sim.tap_on("Network & internet")
+    sim.tap_on("Internet")
+    root = etree.fromstring(sim.dump_xml().encode())
+    title = find(root, '//node[@text="Wi-Fi"]')[0]
+    row = parent(parent(title))
+    assert row.get("clickable") == "true" and row.get("class") == "android.widget.LinearLayout"
+    assert title.get("resource-id") == "android:id/title"
+    switch = find(row, './/node[@resource-id="android:id/switch_widget"]')[0]
+    assert switch.get("class") == "android.widget.Switch" and switch.get("clickable") == "false"
+    real = etree.parse(str(corpus_dir / "003_settings_pixel_internet_wifi_list.xml"))
+    real_switch = find(real, '//node[@resource-id="android:id/switch_widget"]')[0]
+    assert real_switch.get("clickable") == switch.get("clickable")
+    assert parent(real_switch).get("resource-id") == parent(switch).get("resource-id")
+
+
+def test_text_beyond_the_bmp_and_newlines_are_character_references() -> None:
+    sim = Simulator(state={"inbox": [{"from": "Alice Martin", "text": "hi 🙂\nbye"}]})
+    sim.set_state("permission_prompts", [])
+    sim.open_app("Messages")
+    xml = sim.dump_xml()
+    assert "hi &#128578;&#10;bye" in xml
+    assert any(n.get("text") == "hi 🙂\nbye" for n in nodes(xml))
+
+
+def test_toggle_changes_state_and_switch() -> None:
+    sim = Simulator(state={"wifi": False})
+    sim.open_app("settings")
+    sim.tap_on("Network & internet")
+    sim.tap_on("Internet")
+    assert not switch_checked(sim, "Wi-Fi")
+    sim.tap_on("Wi-Fi")
+    assert sim.state["wifi"] is True and switch_checked(sim, "Wi-Fi")
+
+
+def test_taps_hit_only_what_is_on_screen_and_lists_dump_only_their_viewport() -> None:
+    sim = Simulator(state={"developer_options": True})
+    sim.open_app("Settings")
+    assert "System" not in labels(sim)  # below the fold of the homepage
+    sim.swipe(540, 1800, 540, 600)
+    sim.swipe(540, 1800, 540, 600)
+    assert "Network & internet" not in labels(sim)
+    sim.tap_on("System")
+    assert "Developer options" not in labels(sim)
+    sim.swipe(540, 1800, 540, 600)  # finger up: later rows come into view
+    assert "Developer options" in labels(sim)
+    sim.swipe(540, 600, 540, 1800)  # finger down: back to the top
+    assert "Developer options" not in labels(sim) and "Languages" in labels(sim)
+
+
+def test_build_number_seven_times_unlocks_developer_options() -> None:
+    sim = Simulator()
+    sim.open_app("Settings")
+    for _ in range(2):
+        sim.swipe(540, 1800, 540, 600)
+    sim.tap_on("About phone")
+    sim.swipe(540, 1800, 540, 600)
+    for tap in range(7):
+        assert sim.state["developer_options"] is (tap == 7)
+        sim.tap_on("Build number")
+    assert sim.state["developer_options"] is True
+
+
+def test_back_stack_per_app_and_home_resumes_tasks() -> None:
+    sim = Simulator()
+    sim.open_app("Settings")
+    sim.tap_on("Display")
+    sim.press_key("home")
+    assert sim.foreground_app() == LAUNCHER
+    sim.open_app("Settings")
+    assert "Dark theme" in labels(sim)  # resumed where it was left
+    sim.press_key("back")
+    assert "Network & internet" in labels(sim)
+    sim.press_key("back")
+    assert sim.foreground_app() == LAUNCHER
+    sim.open_app("Settings")
+    assert "Network & internet" in labels(sim)  # finished task starts fresh
+
+
+def test_confirmation_dialog_cancel_and_ok() -> None:
+    sim = Simulator(state={"developer_options": True})
+    sim.open_app("Settings")
+    sim.swipe(540, 1800, 540, 600)
+    sim.swipe(540, 1800, 540, 600)
+    sim.tap_on("System")
+    sim.swipe(540, 1800, 540, 600)
+    sim.tap_on("Developer options")
+    sim.tap_on("USB debugging")
+    assert "Allow USB debugging?" in labels(sim)
+    sim.press_key("back")
+    assert sim.state["usb_debugging"] is False and "Allow USB debugging?" not in labels(sim)
+    sim.tap_on("USB debugging")
+    sim.tap(540, 300)  # outside the dialog: cancels it, reaches nothing underneath
+    assert sim.state["usb_debugging"] is False and "Allow USB debugging?" not in labels(sim)
+    sim.tap_on("USB debugging")
+    sim.tap_on("OK")
+    assert sim.state["usb_debugging"] is True
+
+
+def test_permission_prompt_on_first_launch_only() -> None:
+    sim = Simulator()
+    sim.open_app("Messages")
+    assert sim.foreground_app() == "com.google.android.permissioncontroller"
+    assert "Allow Messages to send you notifications?" in labels(sim)
+    sim.tap(540, 300)  # the prompt is modal and does not cancel on an outside touch
+    assert "Allow" in labels(sim)
+    sim.tap_on("Allow")
+    assert sim.foreground_app() == MESSAGES
+    assert sim.state["notifications_allowed"] == [MESSAGES]
+    sim.press_key("home")
+    sim.open_app("Messages")
+    assert "Allow" not in labels(sim)
+
+
+def test_typing_goes_to_the_focused_field_with_cursor_and_clear() -> None:
+    sim = Simulator(state={"permission_prompts": []})
+    sim.open_app("Contacts")
+    sim.tap_on("Create contact")
+    sim.tap_on("First name")
+    assert "com.google.android.inputmethod.latin" in sim.dump_xml()
+    sim.type_text("Zoë")
+    sim.press_key("move_home")
+    sim.type_text("A ")
+    sim.press_key("move_end")
+    sim.press_key("delete")
+    assert "A Zo" in labels(sim)
+    sim.clear_text()
+    sim.type_text("李雷 🙂")
+    assert "李雷 🙂" in labels(sim)
+    sim.press_key("back")  # hides the keyboard first
+    assert "com.google.android.inputmethod.latin" not in sim.dump_xml()
+    assert "Create contact" in labels(sim)
+
+
+def test_keyboard_keys_type_like_typing() -> None:
+    sim = Simulator()
+    sim.open_app("Contacts")
+    sim.tap_on("Search contacts")
+    for letter in "bob":
+        sim.tap_on(letter)
+    assert "Bob Chen" in labels(sim) and "Alice Martin" not in labels(sim)
+
+
+def test_non_ascii_needs_the_adb_keyboard() -> None:
+    sim = Simulator(adb_keyboard=False)
+    assert sim.adb_keyboard_installed is False
+    sim.open_app("Contacts")
+    sim.tap_on("Search contacts")
+    sim.type_text("bob")
+    with pytest.raises(DeviceError, match="non-ASCII"):
+        sim.type_text("Zoë")
+
+
+def test_time_picker_by_clock_face_and_by_text_input() -> None:
+    sim = Simulator()
+    sim.open_app("Clock")
+    sim.tap_on("Add alarm")
+    sim.tap_on("7 o'clock")
+    sim.tap_on("30 minutes")
+    sim.tap_on("PM")
+    sim.tap_on("OK")
+    assert sim.state["alarms"] == [{"time": "19:30", "enabled": True, "label": ""}]
+    sim.tap_on("Add alarm")
+    sim.tap_on("Switch to text input mode for the time input.")
+    sim.type_text("0605")  # a full hour field passes the rest to the minutes
+    sim.tap_on("OK")
+    assert {"time": "06:05", "enabled": True, "label": ""} in sim.state["alarms"]
+
+
+def test_time_picker_rejects_an_invalid_hour() -> None:
+    sim = Simulator()
+    sim.open_app("Clock")
+    sim.tap_on("Add alarm")
+    sim.tap_on("Switch to text input mode for the time input.")
+    sim.type_text("13")
+    sim.tap_on("OK")
+    assert sim.state["alarms"] == [] and "Enter a valid hour (1-12)" in labels(sim)
+
+
+def test_app_drawer_and_recents() -> None:
+    sim = Simulator()
+    sim.swipe(540, 1800, 540, 600)
+    assert "Settings" in labels(sim)
+    sim.tap_on("Settings")
+    assert sim.foreground_app() == SETTINGS
+    sim.press_key("recent_apps")
+    assert sim.foreground_app() == SETTINGS and "Clear all" in labels(sim)
+    sim.tap_on("Clear all")
+    assert sim.foreground_app() == LAUNCHER
+
+
+def test_open_app_by_label_or_package_and_errors() -> None:
+    sim = Simulator(state={"permission_prompts": []})
+    assert sim.open_app("CLOCK") == CLOCK
+    assert sim.open_app(CONTACTS) == CONTACTS
+    assert sim.state["foreground"] == CONTACTS
+    with pytest.raises(DeviceError, match="did you mean 'Messages'"):
+        sim.open_app("Mesages")
+
+
+def test_every_key_name_is_accepted_and_unknown_ones_are_errors() -> None:
+    sim = Simulator()
+    sim.open_app("Clock")
+    for name in KEYCODES:
+        if name not in ("home", "back", "escape", "recent_apps", "app_switch"):
+            sim.press_key(name)
+    with pytest.raises(DeviceError, match="unknown key 'jump'"):
+        sim.press_key("jump")
+
+
+def test_taps_outside_the_screen_are_errors() -> None:
+    with pytest.raises(DeviceError, match="outside"):
+        Simulator().tap(1080, 10)
+
+
+def test_dump_failures_carry_uiautomator_messages_and_are_seeded() -> None:
+    def failures(seed: int) -> list[str]:
+        sim = Simulator(seed=seed, faults=FaultConfig(dump_failure=0.5))
+        messages = []
+        for _ in range(20):
+            try:
+                sim.dump_xml()
+                messages.append("")
+            except DeviceError as exc:
+                messages.append(str(exc))
+        return messages
+
+    first = failures(3)
+    assert first == failures(3)
+    assert {m for m in first if m} == {
+        "ERROR: could not get idle state.",
+        "ERROR: null root node returned by UiTestAutomationBridge.",
+    }
+
+
+def test_mid_transition_dump_shows_the_window_sliding_in() -> None:
+    sim = Simulator(faults=FaultConfig(mid_transition=1.0))
+    sim.open_app("Settings")
+    sliding = nodes(sim.dump_xml())[0]
+    assert sliding.get("bounds") == "[430,0][1080,2400]"
+    assert nodes(sim.dump_xml())[0].get("bounds") == "[0,0][1080,2400]"
+
+
+def test_slow_transition_shows_the_previous_screen_first() -> None:
+    sim = Simulator(faults=FaultConfig(slow_transition=1.0, slow_transition_dumps=2))
+    home = sim.dump_xml()
+    sim.open_app("Clock")
+    assert sim.dump_xml() == home and sim.dump_xml() == home
+    assert 'package="com.google.android.deskclock"' in sim.dump_xml()
+
+
+def test_unexpected_popup_on_launch_changes_nothing_when_dismissed() -> None:
+    sim = Simulator(seed=1, faults=FaultConfig(popup=1.0))
+    before = sim.state
+    sim.open_app("Clock")
+    shown = labels(sim)
+    assert "Enjoying Clock?" in shown or "Battery may run out soon" in shown
+    sim.press_key("back")
+    assert sim.state == {**before, "foreground": CLOCK}
+
+
+def test_faults_are_off_by_default() -> None:
+    sim = Simulator()
+    for _ in range(30):
+        sim.dump_xml()
+    assert not sim.faults.any()

@@ -1,0 +1,85 @@
+"""The task suite: coverage, seeded parameters, oracle success and do-nothing failure."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from evals.runner import run_oracle_episode
+from simulator import Simulator
+from simulator.tasks import TASKS, Task, parse_clock_time, same_digits, same_text, same_time
+
+
+def test_suite_size_and_coverage() -> None:
+    assert len(TASKS) >= 40
+    assert len({task.name for task in TASKS}) == len(TASKS)
+    assert len({task.app for task in TASKS}) >= 6
+    families = {task.family for task in TASKS}
+    assert {
+        "toggle",
+        "already_done",
+        "scroll",
+        "alarm",
+        "contact",
+        "message",
+        "multi_app",
+        "question",
+    } <= families
+
+
+def test_goals_are_parameterised_and_deterministic() -> None:
+    goals = {TASKS_BY_SEED for TASKS_BY_SEED in (t.goal(s) for t in TASKS for s in range(4))}
+    assert len(goals) > len(TASKS)
+    assert [t.goal(2) for t in TASKS] == [t.goal(2) for t in TASKS]
+
+
+def test_non_ascii_names_and_texts_appear_in_goals() -> None:
+    goals = " ".join(t.goal(s) for t in TASKS for s in range(6))
+    assert not goals.isascii()
+    assert any("\u0600" <= char <= "\u06ff" for char in goals)  # Arabic
+    assert any("\u4e00" <= char <= "\u9fff" for char in goals)  # Chinese
+
+
+@pytest.mark.parametrize("task", TASKS, ids=lambda t: t.name)
+def test_oracle_succeeds(task: Task, tmp_path: Path) -> None:
+    outcome = run_oracle_episode(task, 1, tmp_path / "t.jsonl")
+    assert outcome.stop_reason == "completed", outcome.detail
+    assert outcome.success
+    assert outcome.steps <= task.max_steps
+
+
+@pytest.mark.parametrize("task", TASKS, ids=lambda t: t.name)
+def test_doing_nothing_fails_unless_already_done(task: Task) -> None:
+    untouched = Simulator(state=task.initial_state(0)).state
+    done_at_start = task.success(untouched, 0, None)
+    assert done_at_start is (task.family == "already_done")
+
+
+def test_question_answers_are_checked() -> None:
+    task = next(t for t in TASKS if t.name == "question_android_version")
+    version = task.params(0)["version"]
+    state = Simulator(state=task.initial_state(0)).state
+    assert task.success(state, 0, f" {version} ")
+    assert not task.success(state, 0, "99")
+
+
+@pytest.mark.parametrize(
+    ("given", "expected", "same"),
+    [
+        ("7:05 PM", "19:05", True),
+        ("19:05", "19:05", True),
+        ("7:05 am", "19:05", False),
+        ("seven", "19:05", False),
+        ("13:05 pm", "13:05", False),
+    ],
+)
+def test_time_answers(given: str, expected: str, same: bool) -> None:
+    assert same_time(given, expected) is same
+
+
+def test_answer_normalisation() -> None:
+    assert parse_clock_time("6.45 a.m.") == 6 * 60 + 45
+    assert same_digits("415-555-0102", "+1 415-555-0102")
+    assert not same_digits("555", "+1 415-555-0102")
+    assert same_text("Zoë  Ñúñez.", "zoë ñúñez")
