@@ -1,0 +1,116 @@
+"""Turn one Action into device calls, against the screen the model saw.
+
+Element indices become coordinates here: taps go to the element's centre; swipes run inside the
+element's bounds (or the middle of the screen) in the direction the finger moves, which is the
+way the content moves (`up` brings what is further down into view).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from agent.actions import (
+    Action,
+    LongPress,
+    OpenApp,
+    PressKey,
+    Swipe,
+    Tap,
+    TaskComplete,
+    TypeText,
+    Wait,
+    tool_name,
+)
+from agent.screen import Screen
+from devices.base import Device
+
+# Fractions of the region a swipe starts and ends at: far enough to scroll most of a page,
+# inside enough to miss the status bar, the navigation bar and an edge-swipe back gesture.
+_SWIPE_NEAR, _SWIPE_FAR = 0.25, 0.75
+SWIPE_DURATION_MS = 300
+
+
+@dataclass
+class Execution:
+    """What was done on the device, in order, as short call descriptions."""
+
+    device_calls: list[str] = field(default_factory=list)
+    package: str | None = None  # what open_app started
+
+
+def execute(
+    action: Action,
+    screen: Screen,
+    device: Device,
+    *,
+    sleep: Callable[[float], None] = time.sleep,
+) -> Execution:
+    """Run `action` on `device`. Indices must exist on `screen` (the loop checks them first).
+
+    DeviceError propagates: the loop ends the episode with `device_error`.
+    """
+    done = Execution()
+    if isinstance(action, Tap):
+        x, y = screen.element(action.index).center
+        device.tap(x, y)
+        done.device_calls.append(f"tap({x}, {y})")
+    elif isinstance(action, LongPress):
+        x, y = screen.element(action.index).center
+        device.long_press(x, y)
+        done.device_calls.append(f"long_press({x}, {y})")
+    elif isinstance(action, TypeText):
+        if action.index is not None:
+            field_element = screen.element(action.index)
+            if not field_element.focused:
+                x, y = field_element.center
+                device.tap(x, y)
+                done.device_calls.append(f"tap({x}, {y})")
+        if action.clear:
+            device.clear_text()
+            done.device_calls.append("clear_text()")
+        device.type_text(action.text)
+        done.device_calls.append(f"type_text({len(action.text)} chars)")
+        if action.submit:
+            device.press_key("enter")
+            done.device_calls.append("press_key(enter)")
+    elif isinstance(action, Swipe):
+        region = (
+            screen.element(action.index).bounds
+            if action.index is not None
+            else (0, 0, screen.width, screen.height)
+        )
+        x1, y1, x2, y2 = swipe_path(region, action.direction)
+        device.swipe(x1, y1, x2, y2, SWIPE_DURATION_MS)
+        done.device_calls.append(f"swipe({x1}, {y1}, {x2}, {y2})")
+    elif isinstance(action, PressKey):
+        device.press_key(action.key)
+        done.device_calls.append(f"press_key({action.key})")
+    elif isinstance(action, OpenApp):
+        done.package = device.open_app(action.name)
+        done.device_calls.append(f"open_app({action.name!r}) -> {done.package}")
+    elif isinstance(action, Wait):
+        sleep(action.seconds)
+        done.device_calls.append(f"wait({action.seconds:g})")
+    elif not isinstance(action, TaskComplete):
+        raise TypeError(f"no executor for action {tool_name(action)!r}")
+    return done
+
+
+def swipe_path(region: tuple[int, int, int, int], direction: str) -> tuple[int, int, int, int]:
+    """Start and end points of a finger moving `direction` inside `region` (x1, y1, x2, y2)."""
+    left, top, right, bottom = region
+    width, height = right - left, bottom - top
+    cx, cy = left + width // 2, top + height // 2
+    near_y, far_y = top + round(height * _SWIPE_NEAR), top + round(height * _SWIPE_FAR)
+    near_x, far_x = left + round(width * _SWIPE_NEAR), left + round(width * _SWIPE_FAR)
+    paths = {
+        "up": (cx, far_y, cx, near_y),
+        "down": (cx, near_y, cx, far_y),
+        "left": (far_x, cy, near_x, cy),
+        "right": (near_x, cy, far_x, cy),
+    }
+    if direction not in paths:
+        raise ValueError(f"swipe direction must be up, down, left or right, not {direction!r}")
+    return paths[direction]

@@ -1,0 +1,402 @@
+"""Guards: checks around every model decision that turn known failure modes into finished tasks
+or clean, explained stops. Each one leaves a GuardNote (kind + reason) in the trajectory.
+
+- goal state: goals like "turn on Wi-Fi" name a switch and the state asked for (GOAL_RULES).
+  A tap that would flip that switch out of the asked state is blocked and the task completes;
+  when the agent's own action puts it in the asked state the task completes; a `task_complete`
+  the screen contradicts is pushed back once.
+- self-undo: flipping a switch back to the state the agent itself changed it away from is
+  blocked; trying again stops the run (`undo_detected`).
+- repetition: the same action on the same screen again (which also catches A-B-A-B cycles),
+  or a streak of actions that changed nothing, first escalates (a hint, thinking on for the
+  next step), and stops the run (`stuck`) the next time.
+- risky actions: a target label or typed text with words like pay, delete, send or reset
+  needs confirmation; without one the action is refused and the model is told.
+- bad calls: an unusable reply goes back to the model with the reason; a few in a row stop the
+  run (`model_error`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from agent.actions import Action, LongPress, Tap, TaskComplete, TypeText, Wait, tool_name
+from agent.prompt import describe_action
+from agent.screen import Element, Screen
+from agent.trajectory import GuardNote, StopReason, Verdict
+
+# Asks a person whether to go ahead with a risky action described in one line.
+Confirm = Callable[[str], bool]
+
+
+@dataclass
+class GuardDecision:
+    verdict: Verdict
+    notes: list[GuardNote] = field(default_factory=list)
+    feedback: list[str] = field(default_factory=list)  # what the model reads next step
+    stop_reason: StopReason | None = None  # with verdict "stop"
+
+
+# --- goal rules -------------------------------------------------------------------------------
+
+_ON_WORDS = {"on", "enable", "enabled", "activate", "activated"}
+_OFF_WORDS = {"off", "disable", "disabled", "deactivate", "deactivated"}
+_STATE = r"(?P<state>on|off|enabled?|disabled?|activated?|deactivated?)"
+_SUBJECT = r"(?:the\s+|my\s+)?(?P<subject>[\w][\w\s&'’/-]*?)"
+# words a switch label may add to the thing it controls ("Use Wi-Fi", "Allow notifications")
+_LABEL_FILLERS = {"use", "allow", "enable", "show", "turn", "on"}
+_LOCATION_SUFFIX = re.compile(
+    r"\s+(?:in|on|from)\s+(?:the\s+|my\s+)?(?:settings|phone|device|quick settings)"
+    r"(?:\s+(?:app|page|screen))?$",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class GoalTarget:
+    """A switch-like element the goal names, and the checked state it asks for."""
+
+    subject: str
+    desired: bool
+
+    def matches(self, element: Element) -> bool:
+        if element.checked is None or not element.label:
+            return False
+        words = [w for w in element.label.casefold().split() if w not in _LABEL_FILLERS]
+        return _normalize(" ".join(words)) == _normalize(self.subject)
+
+    def find(self, screen: Screen) -> Element | None:
+        """The matching element on screen; None when absent or ambiguous."""
+        found = [element for element in screen.elements if self.matches(element)]
+        if not found or len({element.checked for element in found}) > 1:
+            return None
+        return found[0]
+
+    def satisfied(self, screen: Screen) -> bool | None:
+        """Whether the screen shows the asked state; None when it does not show the element."""
+        element = self.find(screen)
+        return None if element is None else element.checked == self.desired
+
+    def state_words(self, checked: bool | None) -> str:
+        return "on" if checked else "off"
+
+
+@dataclass(frozen=True)
+class GoalRule:
+    """A goal phrasing; `subject` names the element, `state` (or the verb) the asked state."""
+
+    pattern: re.Pattern[str]
+
+    def match(self, goal: str) -> GoalTarget | None:
+        found = self.pattern.fullmatch(goal)
+        if found is None:
+            return None
+        subject = found["subject"].strip()
+        state = found["state"].casefold()
+        # compound goals ("turn on Wi-Fi and open ...") are beyond a one-switch rule
+        if re.search(r"\band\b|,|;", subject) or len(subject.split()) > 4:
+            return None
+        return GoalTarget(subject=subject, desired=state in _ON_WORDS)
+
+
+def _rule(pattern: str) -> GoalRule:
+    return GoalRule(re.compile(pattern, re.IGNORECASE))
+
+
+GOAL_RULES: tuple[GoalRule, ...] = (
+    _rule(rf"(?:turn|switch|toggle)\s+{_STATE}\s+{_SUBJECT}"),
+    _rule(rf"(?:turn|switch|toggle)\s+{_SUBJECT}\s+{_STATE}"),
+    _rule(rf"{_STATE.replace('on|off|', '')}\s+{_SUBJECT}"),
+    _rule(rf"(?:make\s+sure|ensure)\s+(?:that\s+)?{_SUBJECT}\s+is\s+(?:turned\s+)?{_STATE}"),
+    _rule(rf"set\s+{_SUBJECT}\s+to\s+{_STATE}"),
+)
+
+
+def goal_target(goal: str, rules: Sequence[GoalRule] = GOAL_RULES) -> GoalTarget | None:
+    """The switch and state a goal asks for, when one of the rules recognises it."""
+    text = re.sub(r"^\s*please\s+|[\s.!]+$", "", goal, flags=re.IGNORECASE)
+    text = _LOCATION_SUFFIX.sub("", text)
+    for rule in rules:
+        target = rule.match(text)
+        if target is not None:
+            return target
+    return None
+
+
+def _normalize(text: str) -> str:
+    return re.sub(r"[\W_]+", "", text.casefold())
+
+
+# --- risky actions ----------------------------------------------------------------------------
+
+RISKY_WORDS = (
+    "pay",
+    "buy",
+    "purchase",
+    "delete",
+    "remove",
+    "uninstall",
+    "send",
+    "erase",
+    "reset",
+    "format",
+    "factory",
+)
+_RISKY = re.compile(rf"\b({'|'.join(RISKY_WORDS)})\w*", re.IGNORECASE)
+
+
+def risky_word(action: Action, target: Element | None) -> str | None:
+    """The risky word in the target's label (or the typed text), if any."""
+    texts: list[str] = []
+    if isinstance(action, Tap | LongPress | TypeText) and target is not None:
+        texts.append(target.label)
+    if isinstance(action, TypeText):
+        texts.append(action.text)
+    for text in texts:
+        found = _RISKY.search(text)
+        if found:
+            return found.group(0)
+    return None
+
+
+# --- the guard state machine ------------------------------------------------------------------
+
+
+@dataclass
+class _Change:
+    before: bool | None
+    after: bool | None
+    label: str
+
+
+class Guards:
+    """The guards' memory across the steps of one episode."""
+
+    def __init__(
+        self,
+        goal: str,
+        *,
+        confirm: Confirm | None = None,
+        max_bad_calls: int = 3,
+        max_no_op_streak: int = 3,
+        rules: Sequence[GoalRule] = GOAL_RULES,
+    ) -> None:
+        self.target = goal_target(goal, rules)
+        self._confirm = confirm
+        self._max_bad_calls = max_bad_calls
+        self._max_no_op_streak = max_no_op_streak
+        self._bad_calls = 0
+        self._no_op_streak = 0
+        self._escalated = False
+        self._think_next = False
+        self._attempted: set[tuple[str, str]] = set()
+        self._agent_changes: dict[tuple[str, str], _Change] = {}
+        self._undo_blocked = False
+        self._claim_pushed_back = False
+
+    def take_escalation(self) -> bool:
+        """True once after an escalation: the next decision should think."""
+        think, self._think_next = self._think_next, False
+        return think
+
+    def bad_call(self, message: str) -> GuardDecision:
+        self._bad_calls += 1
+        note = GuardNote(kind="bad_call", reason=message)
+        if self._bad_calls >= self._max_bad_calls:
+            return GuardDecision(
+                "stop",
+                [note],
+                stop_reason="model_error",
+            )
+        return GuardDecision("block", [note], [f"Your last reply was not run: {message}"])
+
+    def review(self, action: Action, target: Element | None, screen: Screen) -> GuardDecision:
+        """Before running an action: allow it, block it, or end the episode."""
+        self._bad_calls = 0
+        if isinstance(action, TaskComplete):
+            return self._review_claim(action, screen)
+        described = describe_action(action, screen)
+        if isinstance(action, Tap) and target is not None and target.checked is not None:
+            flip = self._review_flip(target, described)
+            if flip is not None:
+                return flip
+        key = (screen.signature, _action_key(action))
+        if key in self._attempted:
+            self._attempted.add(key)
+            return self._escalate_or_stop(
+                GuardNote(kind="repeat", reason=f"{described} again on the same screen"),
+                f"You already tried {described} on this same screen; it did not help. "
+                "Do something different, or call task_complete if the goal is reached.",
+                block=True,
+            )
+        self._attempted.add(key)
+        word = risky_word(action, target)
+        if word is not None:
+            return self._review_risky(described, word)
+        return GuardDecision("allow")
+
+    def observe(self, action: Action, before: Screen, after: Screen) -> GuardDecision:
+        """After running an action: record what it changed; maybe complete or escalate."""
+        described = describe_action(action, before)
+        changes = _switch_changes(before, after)
+        for key, change in changes.items():
+            original = self._agent_changes.get(key)
+            self._agent_changes[key] = _Change(
+                original.before if original else change.before, change.after, change.label
+            )
+        if self.target is not None:
+            now = self.target.find(after)
+            was = self.target.find(before)
+            if (
+                now is not None
+                and was is not None
+                and now.checked == self.target.desired
+                and was.checked != self.target.desired
+            ):
+                state = self.target.state_words(now.checked)
+                return GuardDecision(
+                    "complete",
+                    [GuardNote(kind="goal_state", reason=f"{now.label} is now {state} as asked")],
+                )
+        if before.signature != after.signature or isinstance(action, Wait):
+            self._no_op_streak = 0
+            return GuardDecision("allow")
+        self._no_op_streak += 1
+        note = GuardNote(kind="no_op", reason=f"{described} changed nothing on the screen")
+        message = (
+            f"{described} changed nothing: the screen is the same "
+            f"({after.app}, same elements). Try something else."
+        )
+        if self._no_op_streak < self._max_no_op_streak:
+            return GuardDecision("allow", [note], [message])
+        self._no_op_streak = 0
+        decision = self._escalate_or_stop(
+            GuardNote(
+                kind="no_op",
+                reason=f"{self._max_no_op_streak} actions in a row changed nothing",
+            ),
+            f"Your last {self._max_no_op_streak} actions changed nothing. Read the screen "
+            "again and pick an element that leads towards the goal.",
+            block=False,
+        )
+        decision.notes.insert(0, note)
+        return decision
+
+    def _review_claim(self, action: TaskComplete, screen: Screen) -> GuardDecision:
+        shown = self.target.satisfied(screen) if self.target is not None else None
+        if not action.success:
+            if shown:
+                note = GuardNote(
+                    kind="completion_check",
+                    reason="the model gave up, but the screen shows the goal state",
+                )
+                return GuardDecision("complete", [note])
+            return GuardDecision("stop", stop_reason="infeasible")
+        if shown is False and self.target is not None:
+            element = self.target.find(screen)
+            state = self.target.state_words(element.checked if element else None)
+            wanted = self.target.state_words(self.target.desired)
+            reason = f"task_complete, but the screen shows {self.target.subject} {state}"
+            if not self._claim_pushed_back:
+                self._claim_pushed_back = True
+                return GuardDecision(
+                    "block",
+                    [GuardNote(kind="completion_check", reason=reason + "; pushed back")],
+                    [
+                        f"Not done yet: the screen shows {self.target.subject} {state}, "
+                        f"and the goal asks for {wanted}."
+                    ],
+                )
+            note = GuardNote(kind="completion_check", reason=reason + "; claimed again")
+            return GuardDecision("complete", [note])
+        return GuardDecision("complete")
+
+    def _review_flip(self, element: Element, described: str) -> GuardDecision | None:
+        state = "on" if element.checked else "off"
+        if self.target is not None and self.target.matches(element):
+            if element.checked == self.target.desired:
+                note = GuardNote(
+                    kind="goal_state",
+                    reason=f"{element.label} is already {state} as asked; blocked {described}",
+                )
+                return GuardDecision("complete", [note])
+            return None
+        change = self._agent_changes.get(_element_key(element))
+        if change is None or change.before == change.after or element.checked != change.after:
+            return None
+        reason = f"{described} would turn {element.label} back {'off' if element.checked else 'on'}"
+        if self._undo_blocked:
+            note = GuardNote(kind="self_undo", reason=reason + ", again")
+            return GuardDecision("stop", [note], stop_reason="undo_detected")
+        self._undo_blocked = True
+        return GuardDecision(
+            "block",
+            [GuardNote(kind="self_undo", reason=reason + "; blocked")],
+            [
+                f"Blocked: you turned {element.label} {state} yourself; {described} would undo "
+                "that. If the goal is reached, call task_complete."
+            ],
+        )
+
+    def _review_risky(self, described: str, word: str) -> GuardDecision:
+        if self._confirm is None:
+            return GuardDecision(
+                "block",
+                [GuardNote(kind="risky", reason=f'"{word}": refused, no confirmation possible')],
+                [
+                    f"{described} was not done: it needs the user's confirmation ({word}), "
+                    "which this run cannot ask for. Find another way or call "
+                    "task_complete(success=false)."
+                ],
+            )
+        if self._confirm(described):
+            return GuardDecision(
+                "allow", [GuardNote(kind="risky", reason=f'"{word}": confirmed by the user')]
+            )
+        return GuardDecision(
+            "block",
+            [GuardNote(kind="risky", reason=f'"{word}": declined by the user')],
+            [f"The user declined {described}. Do not try it again."],
+        )
+
+    def _escalate_or_stop(self, note: GuardNote, message: str, *, block: bool) -> GuardDecision:
+        if self._escalated:
+            return GuardDecision("stop", [note], stop_reason="stuck")
+        self._escalated = True
+        self._think_next = True
+        escalation = GuardNote(kind="escalation", reason="hint given; thinking on for next step")
+        return GuardDecision("block" if block else "allow", [note, escalation], [message])
+
+
+def _action_key(action: Action) -> str:
+    return tool_name(action) + json.dumps(action.model_dump(), sort_keys=True)
+
+
+def _element_key(element: Element) -> tuple[str, str]:
+    return element.role, _normalize(element.label)
+
+
+def _switch_changes(before: Screen, after: Screen) -> dict[tuple[str, str], _Change]:
+    """Checkable elements present once on both screens whose checked state differs."""
+
+    def checkables(screen: Screen) -> dict[tuple[str, str], Element]:
+        seen: dict[tuple[str, str], Element] = {}
+        duplicates: set[tuple[str, str]] = set()
+        for element in screen.elements:
+            if element.checked is None or not element.label:
+                continue
+            key = _element_key(element)
+            if key in seen:
+                duplicates.add(key)
+            seen[key] = element
+        return {key: element for key, element in seen.items() if key not in duplicates}
+
+    old, new = checkables(before), checkables(after)
+    return {
+        key: _Change(old[key].checked, new[key].checked, new[key].label)
+        for key in old.keys() & new.keys()
+        if old[key].checked != new[key].checked
+    }

@@ -1,0 +1,313 @@
+"""A small OpenAI-compatible model server for tests: it replays scripted replies.
+
+It serves `GET /v1/models`, `POST /v1/chat/completions`, `POST /v1/completions` and
+`POST /tokenize` on 127.0.0.1 (a free port) from a background thread, and records every request
+it received so tests can assert on prompts. A script is a list of `Scripted` replies, one per
+request, or a function of the request body (for policies that react to the screen).
+
+`/tokenize` uses a toy tokenizer, one token per character (its code point), so a test can turn
+a completions prompt back into text; chat messages render in a Spark-like frame ending with
+`<|Bot|><think>` (or `</think>` with thinking off).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass
+class Scripted:
+    """One scripted answer: a reply, an HTTP error status, or a hang."""
+
+    content: str | None = None
+    reasoning: str | None = None
+    calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    finish_reason: str = "stop"
+    status: int = 200
+    hang_s: float = 0.0  # sleep this long before answering (a client timeout fires first)
+
+
+def call(tool: str, /, **arguments: Any) -> Scripted:
+    """A reply carrying one structured tool call."""
+    return Scripted(calls=[(tool, arguments)], finish_reason="tool_calls")
+
+
+def text(content: str, *, reasoning: str | None = None, finish_reason: str = "stop") -> Scripted:
+    return Scripted(content=content, reasoning=reasoning, finish_reason=finish_reason)
+
+
+def error(status: int = 500) -> Scripted:
+    return Scripted(status=status)
+
+
+def hang(seconds: float) -> Scripted:
+    return Scripted(hang_s=seconds)
+
+
+Script = list[Scripted] | Callable[[dict[str, Any]], Scripted]
+# One scripted turn that may read the request (e.g. to find an element's index on the screen).
+Turn = Scripted | Callable[[dict[str, Any]], Scripted]
+
+
+def screen_lines(body: dict[str, Any]) -> list[tuple[int, str]]:
+    """(index, label) of each element on the screen in the request's last user turn."""
+    if "messages" in body:
+        prompt = [m["content"] for m in body["messages"] if m["role"] == "user"][-1]
+    else:  # a completions request: token ids of the toy tokenizer
+        prompt = decode(body["prompt"])
+    screen = prompt.rpartition("Screen:\n")[2].partition("<|Bot|>")[0]
+    found = (re.match(r'\[(\d+)\] \S+(?: "(.*)")?', line) for line in screen.splitlines())
+    return [(int(match[1]), match[2] or "") for match in found if match]
+
+
+def index_of(body: dict[str, Any], label: str) -> int:
+    """The index of the first element labelled `label` (or `label, summary...`) on screen."""
+    for index, shown in screen_lines(body):
+        if shown == label or shown.startswith(label + ", "):
+            return index
+    raise AssertionError(f"no element {label!r} on the screen: {screen_lines(body)}")
+
+
+def tap(label: str) -> Turn:
+    """A structured tap on the element labelled `label`."""
+    return lambda body: call("tap", index=index_of(body, label))
+
+
+def raw(template: str, label: str) -> Turn:
+    """Reply text with `{index}` replaced by the index of the element labelled `label`."""
+    return lambda body: text(template.replace("{index}", str(index_of(body, label))))
+
+
+def turns(*script: Turn) -> Callable[[dict[str, Any]], Scripted]:
+    """A script of turns in order; past its end the server answers with an error."""
+    remaining = list(script)
+
+    def next_turn(body: dict[str, Any]) -> Scripted:
+        if not remaining:
+            return Scripted(status=599, content="script exhausted")
+        turn = remaining.pop(0)
+        return turn(body) if callable(turn) else turn
+
+    return next_turn
+
+
+@dataclass
+class Request:
+    path: str
+    body: dict[str, Any]
+
+    @property
+    def user_text(self) -> str:
+        """The last user message of a chat request."""
+        users = [m["content"] for m in self.body.get("messages", []) if m["role"] == "user"]
+        return str(users[-1]) if users else ""
+
+    @property
+    def thinking(self) -> bool:
+        kwargs = self.body.get("chat_template_kwargs") or {}
+        return bool(kwargs.get("enable_thinking", True))
+
+
+class ScriptedServer:
+    """Use as a context manager; `base_url` is the `/v1` URL to give a client."""
+
+    def __init__(
+        self,
+        chat: Script,
+        completions: Script | None = None,
+        *,
+        model: str = "scripted-model",
+        tokenize: bool = True,
+    ) -> None:
+        self.model = model
+        self.requests: list[Request] = []
+        self._scripts: dict[str, Script] = {"chat": chat, "completions": completions or []}
+        self._positions = {"chat": 0, "completions": 0}
+        self._tokenize = tokenize
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True
+        )
+
+    @property
+    def base_url(self) -> str:
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host!s}:{port}/v1"
+
+    def __enter__(self) -> ScriptedServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._stopping.set()
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        self._thread.join(timeout=5)
+
+    def requests_to(self, path: str) -> list[Request]:
+        return [request for request in self.requests if request.path == path]
+
+    @property
+    def chat_requests(self) -> list[Request]:
+        return self.requests_to("/v1/chat/completions")
+
+    def _next(self, kind: str, body: dict[str, Any]) -> Scripted:
+        with self._lock:
+            script = self._scripts[kind]
+            if callable(script):
+                return script(body)
+            position = self._positions[kind]
+            self._positions[kind] += 1
+        if position >= len(script):
+            return Scripted(status=599, content=f"{kind} script exhausted after {position}")
+        return script[position]
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, format: str, *args: Any) -> None:
+                """Keep test output quiet."""
+
+            def do_GET(self) -> None:
+                if self.path.rstrip("/") == "/v1/models":
+                    self._send(200, {"object": "list", "data": [_model(server.model)]})
+                else:
+                    self._send(404, {"error": {"message": f"no route {self.path}"}})
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                body = json.loads(self.rfile.read(length) or b"{}")
+                with server._lock:
+                    server.requests.append(Request(self.path, body))
+                kind = {"/v1/chat/completions": "chat", "/v1/completions": "completions"}
+                if self.path in kind:
+                    try:
+                        scripted = server._next(kind[self.path], body)
+                    except Exception as exc:  # a script bug: fail the request, visibly
+                        scripted = Scripted(status=599, content=f"script failed: {exc!r}")
+                    render = _chat_completion if kind[self.path] == "chat" else _text_completion
+                    self._reply(scripted, render, body)
+                elif self.path == "/tokenize" and server._tokenize:
+                    self._send(200, _tokenize(body))
+                else:
+                    self._send(404, {"error": {"message": f"no route {self.path}"}})
+
+            def _reply(
+                self,
+                scripted: Scripted,
+                render: Callable[[Scripted, str], dict[str, Any]],
+                body: dict[str, Any],
+            ) -> None:
+                if scripted.hang_s and server._stopping.wait(scripted.hang_s):
+                    return
+                if scripted.status != 200:
+                    message = scripted.content or "scripted failure"
+                    self._send(scripted.status, {"error": {"message": message}})
+                    return
+                self._send(200, render(scripted, str(body.get("model"))))
+
+            def _send(self, status: int, payload: dict[str, Any]) -> None:
+                data = json.dumps(payload).encode()
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up waiting (a timeout test)
+
+        return Handler
+
+
+def _model(name: str) -> dict[str, Any]:
+    return {"id": name, "object": "model", "created": 0, "owned_by": "tests"}
+
+
+def _usage(prompt: int, completion: int) -> dict[str, int]:
+    return {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": prompt + completion,
+    }
+
+
+def _chat_completion(scripted: Scripted, model: str) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": scripted.content}
+    if scripted.reasoning is not None:
+        message["reasoning_content"] = scripted.reasoning
+    if scripted.calls:
+        message["tool_calls"] = [
+            {
+                "id": f"call_{position}",
+                "type": "function",
+                "function": {"name": name, "arguments": json.dumps(arguments)},
+            }
+            for position, (name, arguments) in enumerate(scripted.calls)
+        ]
+    choice = {"index": 0, "message": message, "finish_reason": scripted.finish_reason}
+    return {
+        "id": "chatcmpl-scripted",
+        "object": "chat.completion",
+        "created": 0,
+        "model": model,
+        "choices": [choice],
+        "usage": _usage(100, 10),
+    }
+
+
+def _text_completion(scripted: Scripted, model: str) -> dict[str, Any]:
+    choice = {
+        "index": 0,
+        "text": scripted.content or "",
+        "finish_reason": scripted.finish_reason,
+        "logprobs": None,
+    }
+    return {
+        "id": "cmpl-scripted",
+        "object": "text_completion",
+        "created": 0,
+        "model": model,
+        "choices": [choice],
+        "usage": _usage(100, 10),
+    }
+
+
+def render_chat(body: dict[str, Any]) -> str:
+    """The toy chat template: role tags, contents, then the generation prompt."""
+    tags = {"system": "<|System|>", "user": "<|User|>", "assistant": "<|Bot|>", "tool": "<|Tool|>"}
+    parts = [tags[m["role"]] + str(m["content"]) for m in body["messages"]]
+    thinking = (body.get("chat_template_kwargs") or {}).get("enable_thinking", True)
+    if body.get("add_generation_prompt", True):
+        parts.append("<|Bot|>" + ("<think>" if thinking else "</think>"))
+    return "".join(parts)
+
+
+def decode(tokens: list[int]) -> str:
+    """Inverse of the toy tokenizer."""
+    return "".join(chr(token) for token in tokens)
+
+
+def _tokenize(body: dict[str, Any]) -> dict[str, Any]:
+    source = render_chat(body) if "messages" in body else str(body.get("prompt", ""))
+    tokens = [ord(character) for character in source]
+    return {"count": len(tokens), "max_model_len": 32768, "tokens": tokens}
+
+
+@contextmanager
+def serve(
+    chat: Script, completions: Script | None = None, **options: Any
+) -> Iterator[ScriptedServer]:
+    with ScriptedServer(chat, completions, **options) as server:
+        yield server

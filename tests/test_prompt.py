@@ -1,0 +1,62 @@
+"""The prompt: short fixed system message, per-step content last."""
+
+from __future__ import annotations
+
+from agent import prompt
+from agent.actions import OpenApp, Swipe, Tap, TaskComplete, TypeText, Wait
+from agent.screen import Screen
+from tests.fake_device import FakePhone
+
+
+def settings_screen() -> Screen:
+    return Screen.parse(FakePhone().dump_xml())
+
+
+def test_system_prompt_is_short_and_names_the_rules() -> None:
+    text = prompt.SYSTEM_PROMPT
+    assert len(text.split()) < 160  # paid on every step on a CPU
+    for phrase in ("one tool call", "index", "task_complete", "Never undo"):
+        assert phrase in text
+
+
+def test_messages_keep_the_system_prefix_identical() -> None:
+    first = prompt.messages("Goal: a")
+    second = prompt.messages("Goal: b")
+    assert first[0] == second[0] == prompt.system_message()
+    assert [m["role"] for m in first] == ["system", "user"]
+
+
+def test_user_turn_goal_first_screen_last_history_bounded() -> None:
+    screen = settings_screen()
+    history = [prompt.StepSummary(n, f"tap [{n}]", "nothing changed") for n in range(1, 7)]
+    text = prompt.user_turn(
+        "Turn on Wi-Fi", history, ["Your last reply was not run: x"], screen, history_steps=2
+    )
+    assert text.startswith("Goal: Turn on Wi-Fi\n")
+    assert text.endswith(screen.render())
+    assert "5. tap [5] -> nothing changed" in text
+    assert "6. tap [6]" in text
+    assert "4. tap [4]" not in text
+    assert "Note: Your last reply was not run: x" in text
+
+
+def test_user_turn_without_history_or_notes() -> None:
+    screen = settings_screen()
+    text = prompt.user_turn("Open Display", [], [], screen)
+    assert text == "Goal: Open Display\n\nScreen:\n" + screen.render()
+
+
+def test_actions_are_described_with_their_target_labels() -> None:
+    screen = settings_screen()
+    assert prompt.describe_action(Tap(index=2), screen) == 'tap [2] "Network and internet"'
+    assert prompt.describe_action(Tap(index=42), screen) == "tap [42]"
+    typed = TypeText(text="hello", index=3, clear=True, submit=True)
+    assert (
+        prompt.describe_action(typed, screen)
+        == 'type_text "hello" into [3] "Display" (clear, submit)'
+    )
+    assert prompt.describe_action(Swipe(direction="up")) == "swipe up"
+    assert prompt.describe_action(OpenApp(name="Clock")) == 'open_app "Clock"'
+    assert prompt.describe_action(Wait(seconds=2.0)) == "wait 2 s"
+    done = TaskComplete(success=True, answer="42%")
+    assert prompt.describe_action(done) == 'task_complete(success=true, answer="42%")'
