@@ -1,0 +1,453 @@
+"""The ADB host ("smart socket") protocol on a loopback port, answering for simulated phones.
+
+A client (adbutils, the real `adb` binary) connects as it would to the ADB server on port 5037:
+each request is four hex digits of length and the request; replies are `OKAY`, or `FAIL` and a
+length-prefixed message. Host requests list and select devices; after a transport is selected
+the same connection carries one device service: `shell:` (raw), `shell,v2,...:` (framed
+stdout/stderr/exit packets), `exec:` (raw) or `sync:` (file transfer). See the protocol notes in
+AOSP `packages/modules/adb/{OVERVIEW,SERVICES,SYNC}.TXT`.
+
+The server is threaded (one thread per connection, at most `max_connections`), binds only to
+127.0.0.1 by default, and `stop()` closes every open connection.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import socketserver
+import struct
+import threading
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from simulator.adbd.android import MAX_FILE_BYTES, DumpFault, PhoneSession, ServedPhone
+
+SERVER_VERSION = 41  # what adb 1.0.41 clients expect; older numbers make them restart the server
+DEVICE_FEATURES = "shell_v2,cmd"
+MAX_SYNC_PATH = 1024
+SYNC_CHUNK = 64 * 1024
+IDLE_TIMEOUT_S = 120.0  # a connection that sends nothing for this long is dropped
+_SHELL_STDOUT, _SHELL_STDERR, _SHELL_EXIT = 1, 2, 3
+
+
+class ProtocolError(Exception):
+    """The client broke the protocol; the connection is dropped."""
+
+
+def _block(text: str | bytes) -> bytes:
+    data = text.encode() if isinstance(text, str) else text
+    return f"{len(data):04x}".encode() + data
+
+
+def _okay(text: str | None = None) -> bytes:
+    return b"OKAY" + (_block(text) if text is not None else b"")
+
+
+def _fail(message: str) -> bytes:
+    return b"FAIL" + _block(message)
+
+
+class _Connection:
+    """One client socket, read in exact amounts."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock = sock
+
+    def read_exact(self, count: int) -> bytes:
+        data = bytearray()
+        while len(data) < count:
+            chunk = self.sock.recv(count - len(data))
+            if not chunk:
+                raise ProtocolError("client closed the connection")
+            data += chunk
+        return bytes(data)
+
+    def read_request(self) -> str | None:
+        try:
+            header = self.sock.recv(4, socket.MSG_WAITALL)
+        except OSError:
+            return None
+        if len(header) < 4:
+            return None
+        try:
+            length = int(header, 16)
+        except ValueError as exc:
+            raise ProtocolError(f"bad request length {header!r}") from exc
+        return self.read_exact(length).decode("utf-8", "replace")
+
+    def send(self, data: bytes) -> None:
+        self.sock.sendall(data)
+
+    def finish(self) -> None:
+        """Close after the client has read everything: shut our side, drain theirs.
+
+        Closing with unread client bytes (a v2 close-stdin packet, say) would reset the
+        connection and could cut off the output the client is still reading.
+        """
+        with contextlib.suppress(OSError):
+            self.sock.shutdown(socket.SHUT_WR)
+            self.sock.settimeout(2.0)
+            while self.sock.recv(4096):
+                pass
+
+
+class AdbServer:
+    """Serves simulated phones over the ADB host protocol on `host:port` (port 0 picks one)."""
+
+    def __init__(
+        self,
+        phones: Iterable[ServedPhone],
+        host: str = "127.0.0.1",
+        port: int = 0,
+        *,
+        max_connections: int = 64,
+        dump_faults: Mapping[str, Iterable[DumpFault]] | None = None,
+        shell_v2: bool = True,
+    ) -> None:
+        faults = dump_faults or {}
+        # Phones before Android 7 lack the v2 shell; clients then fall back to raw `shell:`.
+        self.features = DEVICE_FEATURES if shell_v2 else DEVICE_FEATURES.replace("shell_v2,", "")
+        self.sessions: dict[str, PhoneSession] = {}
+        for phone in phones:
+            if phone.serial in self.sessions:
+                raise ValueError(f"two phones share the serial {phone.serial!r}")
+            self.sessions[phone.serial] = PhoneSession(phone, faults.get(phone.serial, ()))
+        self._transport_ids = {serial: number for number, serial in enumerate(self.sessions, 1)}
+        self._slots = threading.BoundedSemaphore(max_connections)
+        self._open: set[socket.socket] = set()
+        self._open_lock = threading.Condition()
+        self._thread: threading.Thread | None = None
+        self._stopped = threading.Event()
+        self._serving = threading.Event()
+        server = self
+
+        class Handler(socketserver.BaseRequestHandler):
+            def handle(self) -> None:
+                server._handle(self.request)
+
+        class Server(socketserver.ThreadingTCPServer):
+            allow_reuse_address = True
+            daemon_threads = True
+            block_on_close = True
+
+        self._server = Server((host, port), Handler, bind_and_activate=True)
+
+    @property
+    def address(self) -> tuple[str, int]:
+        host, port = self._server.server_address[:2]
+        return str(host), int(port)
+
+    @property
+    def port(self) -> int:
+        return self.address[1]
+
+    def session(self, serial: str) -> PhoneSession:
+        return self.sessions[serial]
+
+    def start(self) -> AdbServer:
+        """Serve in a background thread; returns self."""
+        self._thread = threading.Thread(
+            target=self.serve_forever, name=f"adb-server:{self.port}", daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def serve_forever(self) -> None:
+        """Serve in this thread until `stop()` (from another thread) or an interrupt."""
+        self._serving.set()
+        # The poll interval bounds how long stop() waits for the accept loop to notice.
+        self._server.serve_forever(poll_interval=0.05)
+
+    def stop(self) -> None:
+        """Stop accepting, close every open connection and wait for their threads."""
+        if self._stopped.is_set():
+            return
+        self._stopped.set()
+        if self._serving.is_set():
+            self._server.shutdown()
+        with self._open_lock:
+            for sock in self._open:
+                with contextlib.suppress(OSError):
+                    sock.shutdown(socket.SHUT_RDWR)
+            self._open_lock.wait_for(lambda: not self._open, timeout=5)
+        self._server.server_close()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(timeout=5)
+
+    def __enter__(self) -> AdbServer:
+        return self.start()
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self.stop()
+
+    # --- connections -------------------------------------------------------------------
+
+    def _handle(self, sock: socket.socket) -> None:
+        connection = _Connection(sock)
+        if not self._slots.acquire(blocking=False):
+            with contextlib.suppress(OSError):
+                connection.send(_fail("too many connections"))
+            return
+        with self._open_lock:
+            self._open.add(sock)
+        try:
+            sock.settimeout(IDLE_TIMEOUT_S)
+            self._serve_connection(connection)
+        except (OSError, ProtocolError):
+            pass  # the client went away or spoke nonsense; nothing to answer
+        finally:
+            with self._open_lock:
+                self._open.discard(sock)
+                self._open_lock.notify_all()
+            self._slots.release()
+
+    def _serve_connection(self, connection: _Connection) -> None:
+        request = connection.read_request()
+        if request is None:
+            return
+        session = self._host_request(connection, request)
+        if session is None:
+            connection.finish()
+            return
+        request = connection.read_request()
+        if request is not None:
+            self._device_request(connection, session, request)
+        connection.finish()
+
+    def _select(self, scope: str) -> tuple[PhoneSession | None, str]:
+        """The phone a scope names (`any`, `local`, `usb`, `serial:S`, `id:N`), or an error."""
+        if scope.startswith("serial:"):
+            serial = scope[len("serial:") :]
+            if serial in self.sessions:
+                return self.sessions[serial], ""
+            return None, f"device '{serial}' not found"
+        if scope.startswith("id:"):
+            for serial, number in self._transport_ids.items():
+                if str(number) == scope[len("id:") :]:
+                    return self.sessions[serial], ""
+            return None, f"no device with transport id '{scope[3:]}'"
+        # Simulated phones are emulators: local transports, never USB.
+        candidates = [] if scope == "usb" else list(self.sessions.values())
+        if not candidates:
+            return None, "no devices/emulators found"
+        if len(candidates) > 1:
+            return None, "more than one device/emulator"
+        return candidates[0], ""
+
+    def _split_scope(self, request: str) -> tuple[str, str]:
+        """`host-serial:S:cmd` -> ("serial:S", "cmd"); `host:cmd` -> ("any", "cmd")."""
+        if request.startswith("host-serial:"):
+            rest = request[len("host-serial:") :]
+            # Serials may contain ':' (`127.0.0.1:5555`): prefer a serial we know.
+            for serial in sorted(self.sessions, key=len, reverse=True):
+                if rest.startswith(serial + ":"):
+                    return f"serial:{serial}", rest[len(serial) + 1 :]
+            serial, _, command = rest.rpartition(":")
+            return f"serial:{serial}", command
+        if request.startswith("host-transport-id:"):
+            number, _, command = request[len("host-transport-id:") :].partition(":")
+            return f"id:{number}", command
+        for prefix, scope in (("host-usb:", "usb"), ("host-local:", "local"), ("host:", "any")):
+            if request.startswith(prefix):
+                return scope, request[len(prefix) :]
+        return "", request
+
+    def _host_request(self, connection: _Connection, request: str) -> PhoneSession | None:
+        """Answer a host request; returns the phone when the request selected a transport."""
+        scope, command = self._split_scope(request)
+        if not scope:
+            connection.send(_fail(f"unknown host service: {request}"))
+            return None
+        if command == "version":
+            connection.send(_okay(f"{SERVER_VERSION:04x}"))
+        elif command == "kill":
+            connection.send(_okay())
+            threading.Thread(target=self.stop, daemon=True).start()
+        elif command in ("devices", "devices-l"):
+            connection.send(_okay(self._device_list(long=command == "devices-l")))
+        elif command == "track-devices":
+            connection.send(_okay(self._device_list(long=False)))
+            while connection.sock.recv(1):  # hold the line open until the client hangs up
+                pass
+        elif command == "host-features":
+            connection.send(_okay(self.features))
+        elif command.startswith(("transport", "tport:")):
+            return self._select_transport(connection, scope, command)
+        elif command.startswith("wait-for-"):
+            _, error = self._select(scope)
+            connection.send(_fail(error) if error else _okay() + _okay())
+        else:
+            session, error = self._select(scope)
+            if session is None:
+                connection.send(_fail(error))
+                return None
+            answers = {
+                "features": self.features,
+                "get-state": "device",
+                "get-serialno": session.serial,
+                "get-devpath": "unknown",
+                "list-forward": "",
+            }
+            if command in answers:
+                connection.send(_okay(answers[command]))
+            else:
+                connection.send(_fail(f"unsupported host service: {command}"))
+        return None
+
+    def _select_transport(
+        self, connection: _Connection, scope: str, command: str
+    ) -> PhoneSession | None:
+        tport = command.startswith("tport:")
+        target = command[len("tport:") :] if tport else command[len("transport") :]
+        target = target.lstrip(":-")
+        if target.startswith("serial:"):
+            scope = target
+        elif target.startswith("id:") or target.startswith("transport-id:"):
+            scope = "id:" + target.rpartition(":")[2]
+        elif target in ("any", "local", "usb"):
+            scope = target
+        elif target:  # host:transport:SERIAL
+            scope = f"serial:{target}"
+        session, error = self._select(scope)
+        if session is None:
+            connection.send(_fail(error))
+            return None
+        reply = _okay()
+        if tport:
+            reply += struct.pack("<Q", self._transport_ids[session.serial])
+        connection.send(reply)
+        return session
+
+    def _device_list(self, long: bool) -> str:
+        lines = []
+        for serial in self.sessions:
+            if long:
+                details = "product:sdk_gphone64_x86_64 model:Pixel_7 device:emu64xa"
+                lines.append(
+                    f"{serial:<22} device {details} transport_id:{self._transport_ids[serial]}"
+                )
+            else:
+                lines.append(f"{serial}\tdevice")
+        return "".join(line + "\n" for line in lines)
+
+    # --- device services ----------------------------------------------------------------
+
+    def _device_request(self, connection: _Connection, session: PhoneSession, request: str) -> None:
+        service, _, argument = request.partition(":")
+        name, *options = service.split(",")
+        if name == "shell":
+            framed = "v2" in options
+            if framed and "shell_v2" not in self.features:
+                connection.send(_fail("shell protocol v2 is not supported by this phone"))
+                return
+            self._shell(connection, session, argument, framed=framed)
+        elif name == "exec":
+            self._shell(connection, session, argument, framed=False)
+        elif request == "sync:":
+            connection.send(_okay())
+            self._sync(connection, session)
+        elif request == "features":
+            connection.send(_okay(self.features))
+        else:
+            connection.send(_fail(f"unsupported device service: {service}"))
+
+    def _shell(
+        self, connection: _Connection, session: PhoneSession, command: str, framed: bool
+    ) -> None:
+        connection.send(_okay())
+        if command.strip():
+            # Raw services carry one stream: the program's stdout and stderr share it.
+            stdout, stderr, status = session.run(command, merge_output=not framed)
+        else:
+            stdout, stderr, status = (
+                b"",
+                b"interactive shells are not simulated: pass a command\n",
+                1,
+            )
+        if not framed:
+            connection.send(stdout + stderr)
+            return
+        packets = bytearray()
+        for packet_id, data in ((_SHELL_STDOUT, stdout), (_SHELL_STDERR, stderr)):
+            for start in range(0, len(data), SYNC_CHUNK):
+                chunk = data[start : start + SYNC_CHUNK]
+                packets += struct.pack("<BI", packet_id, len(chunk)) + chunk
+        packets += struct.pack("<BI", _SHELL_EXIT, 1) + bytes([status & 0xFF])
+        connection.send(bytes(packets))
+
+    def _sync(self, connection: _Connection, session: PhoneSession) -> None:
+        while True:
+            header = connection.read_exact(8)
+            request_id, length = header[:4], struct.unpack("<I", header[4:])[0]
+            if request_id == b"QUIT":
+                return
+            if length > MAX_SYNC_PATH:
+                connection.send(_sync_fail("path too long"))
+                return
+            path = connection.read_exact(length).decode("utf-8", "replace")
+            if request_id == b"SEND":
+                data = self._read_send_data(connection)
+                with session.lock:
+                    connection.send(self._store_file(session, path, data))
+                continue
+            with session.lock:
+                if request_id == b"STAT":
+                    mode, size, mtime = session.files.stat(path) or (0, 0, 0)
+                    reply = b"STAT" + struct.pack("<III", mode, size, mtime)
+                elif request_id == b"LIST":
+                    reply = self._listing(session, path)
+                elif request_id == b"RECV":
+                    reply = self._file_content(session, path)
+                else:
+                    connection.send(_sync_fail(f"unsupported sync request {request_id!r}"))
+                    return
+            connection.send(reply)
+
+    @staticmethod
+    def _listing(session: PhoneSession, path: str) -> bytes:
+        out = bytearray()
+        names = session.files.list_directory(path) if session.files.is_dir(path) else []
+        for name in names:
+            mode, size, mtime = session.files.stat(path.rstrip("/") + "/" + name) or (0, 0, 0)
+            encoded = name.encode()
+            out += b"DENT" + struct.pack("<IIII", mode, size, mtime, len(encoded)) + encoded
+        return bytes(out + b"DONE" + bytes(16))
+
+    @staticmethod
+    def _file_content(session: PhoneSession, path: str) -> bytes:
+        try:
+            data = session.files.read(path)
+        except OSError as exc:
+            return _sync_fail(exc.strerror or "read failed")
+        out = bytearray()
+        for start in range(0, len(data), SYNC_CHUNK):
+            chunk = data[start : start + SYNC_CHUNK]
+            out += b"DATA" + struct.pack("<I", len(chunk)) + chunk
+        return bytes(out + b"DONE" + bytes(4))
+
+    @staticmethod
+    def _read_send_data(connection: _Connection) -> bytes:
+        data = bytearray()
+        while True:
+            header = connection.read_exact(8)
+            kind, value = header[:4], struct.unpack("<I", header[4:])[0]
+            if kind == b"DONE":
+                return bytes(data)
+            if kind != b"DATA" or value > SYNC_CHUNK or len(data) + value > MAX_FILE_BYTES:
+                raise ProtocolError("bad SEND data")
+            data += connection.read_exact(value)
+
+    @staticmethod
+    def _store_file(session: PhoneSession, path_mode: str, data: bytes) -> bytes:
+        path = path_mode.rpartition(",")[0] or path_mode
+        try:
+            session.files.write(path, data, append=False)
+        except OSError as exc:
+            return _sync_fail(f"{path}: {exc.strerror}")
+        return b"OKAY" + bytes(4)
+
+
+def _sync_fail(message: str) -> bytes:
+    encoded = message.encode()
+    return b"FAIL" + struct.pack("<I", len(encoded)) + encoded
