@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -20,6 +21,7 @@ COMMAND_MODULES = (
     "simulator.adbd.commands",
     "serving.commands",
     "evals.commands",
+    "evals.bench.commands",
 )
 
 
@@ -67,6 +69,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # the reader went away (`phone-agent elements f | head`): exit quietly like other tools
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
         return 130

@@ -27,7 +27,7 @@ from agent.actions import (
     tools_schema,
     validate_call,
 )
-from agent.execute import execute
+from agent.execute import Execution, execute
 from agent.guards import Confirm, GuardDecision, Guards
 from agent.model_client import DecisionRequest, ModelReply, Policy, PolicyError
 from agent.screen import Element, Screen, ScreenParseError
@@ -46,7 +46,7 @@ from agent.trajectory import (
     TrajectoryWriter,
     now_iso,
 )
-from devices.base import Device, DeviceError
+from devices.base import Device, DeviceError, InputNotApplied
 
 __all__ = [
     "DecisionRequest",
@@ -254,8 +254,14 @@ class _Episode:
             and not isinstance(action, TaskComplete)
         ):
             device_started = self.clock()
+            input_error: str | None = None
             try:
-                execution = execute(action, screen, self.device, sleep=self.sleep)
+                try:
+                    execution = execute(action, screen, self.device, sleep=self.sleep)
+                except InputNotApplied as exc:
+                    # the phone is fine, the input just did not land: the model may retry
+                    execution, input_error = Execution(), str(exc)
+                    decision.feedback.append(f"{prompt.describe_action(action, screen)}: {exc}")
                 if self.settings.settle_s:
                     self.sleep(self.settings.settle_s)
                 after = self._observe()
@@ -268,6 +274,7 @@ class _Episode:
                 result = ResultRecord(
                     executed=True,
                     device_calls=execution.device_calls,
+                    error=input_error,
                     changed=changed,
                     no_op=screen.signature == after.signature,
                     app=after.app,

@@ -1,5 +1,5 @@
 """Devices: the Device protocol and the real ADB device. Knows nothing of agents."""
 
-from devices.base import KEYCODES, Device, DeviceError
+from devices.base import KEYCODES, Device, DeviceError, InputNotApplied
 
-__all__ = ["KEYCODES", "Device", "DeviceError"]
+__all__ = ["KEYCODES", "Device", "DeviceError", "InputNotApplied"]

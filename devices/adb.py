@@ -39,7 +39,7 @@ from devices.adb_text import (
     input_text_chunks,
     typeable_by_input_text,
 )
-from devices.base import KEYCODES, DeviceError
+from devices.base import KEYCODES, DeviceError, InputNotApplied
 
 ADB_KEYBOARD_IME = "com.android.adbkeyboard/.AdbIME"
 ADB_KEYBOARD_HELP = (
@@ -69,7 +69,7 @@ _COMPONENT = re.compile(r"^\s*([A-Za-z][\w.]*)/([\w.$]+)\s*$", re.MULTILINE)
 _T = TypeVar("_T")
 
 
-class TextEntryError(DeviceError):
+class TextEntryError(InputNotApplied):
     """Text was sent but the focused field does not show it (or could not be cleared)."""
 
 

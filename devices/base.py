@@ -13,6 +13,12 @@ class DeviceError(Exception):
     """A device could not do what was asked; the message is one line meant for a user."""
 
 
+class InputNotApplied(DeviceError):
+    """The device took the input but the screen does not show its effect (typed text missing
+    from the field, a field that would not clear). The device is still usable, so a caller
+    may report it and go on rather than give up."""
+
+
 # Key names the rest of the project may use, with their Android key codes.
 KEYCODES: dict[str, int] = {
     "home": 3,

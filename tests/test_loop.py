@@ -10,7 +10,7 @@ import pytest
 from agent.loop import RunSettings, run_episode
 from agent.model_client import DecisionRequest, ModelReply
 from agent.trajectory import EndRecord, StepRecord, read_trajectory
-from devices.base import DeviceError
+from devices.base import DeviceError, InputNotApplied
 from tests.fake_device import FakePhone
 from tests.loop_harness import run_scripted
 from tests.scripted_server import call, tap, turns
@@ -130,6 +130,29 @@ def test_device_errors_stop_the_run_and_are_recorded(tmp_path: Path) -> None:
     )
     step = read_trajectory(path)[1]
     assert isinstance(step, StepRecord) and step.result.error == "device offline"
+
+
+class LossyKeyboardPhone(FakePhone):
+    def type_text(self, text: str) -> None:
+        raise InputNotApplied(f"typed {text!r} but the focused field reads ''")
+
+
+def type_reply(text: str) -> ModelReply:
+    function = {"name": "type_text", "arguments": json.dumps({"text": text})}
+    return ModelReply(tool_calls=[{"id": "1", "type": "function", "function": function}])
+
+
+def test_text_that_did_not_arrive_is_reported_to_the_model_and_the_run_goes_on(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "run.jsonl"
+    policy = ScriptedPolicy(type_reply("hello"), tap_reply(2), tap_reply(3))
+    result = run_episode("Turn on Wi-Fi", LossyKeyboardPhone(), policy, RunSettings(), path)
+    assert result.stop_reason == "completed"
+    first = read_trajectory(path)[1]
+    assert isinstance(first, StepRecord)
+    assert first.result.error == "typed 'hello' but the focused field reads ''"
+    assert "the focused field reads ''" in policy.requests[1].messages[-1]["content"]
 
 
 class UnreadablePhone(FakePhone):
