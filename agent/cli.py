@@ -20,6 +20,7 @@ COMMAND_MODULES = (
     "simulator.commands",
     "simulator.adbd.commands",
     "serving.commands",
+    "serving.quantization.commands",
     "evals.commands",
     "evals.bench.commands",
 )
@@ -37,7 +38,10 @@ class ArgumentParser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = ArgumentParser(prog="phone-agent", description=__doc__.splitlines()[0])
+    parser = ArgumentParser(
+        prog="phone-agent",
+        description="Let a small, locally served language model operate an Android phone.",
+    )
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     subparsers = parser.add_subparsers(
         dest="command", metavar="COMMAND", parser_class=ArgumentParser

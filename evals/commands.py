@@ -1,4 +1,4 @@
-"""`phone-agent eval`: run the simulator task suite with a policy and score it."""
+"""`phone-agent eval`, `phone-agent report` and `phone-agent sim screens`."""
 
 from __future__ import annotations
 
@@ -6,72 +6,337 @@ import argparse
 import sys
 from datetime import datetime
 from pathlib import Path
+from typing import Any
+
+from simulator.commands import sim_subcommands
+
+RUNS_DIR = Path("runs")
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    _register_eval(subparsers)
+    _register_report(subparsers)
+    _register_screens(subparsers)
+
+
+# --- eval -------------------------------------------------------------------------------------
+
+
+def _register_eval(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "eval",
-        help="run a task suite and score it",
-        description="Run the simulator task suite and score every episode on device state.",
+        help="run a task suite with a policy and score it",
+        description=(
+            "Run a task suite and score every episode on the device state. A task counts "
+            "only when the agent declared it done."
+        ),
     )
-    parser.add_argument("--suite", choices=["sim"], default="sim", help="task suite (sim)")
+    parser.add_argument("--suite", choices=["sim", "androidworld"], default="sim")
     parser.add_argument(
         "--policy",
-        choices=["oracle"],
-        default="oracle",
-        help="who decides: the oracle plays each task's scripted plan",
+        default="llm",
+        metavar="POLICY",
+        help=(
+            "llm (the model server), oracle (each task's plan), replay:PATH (replies recorded "
+            "in trajectories), faulty:MODE (a known failure mode; faulty:all for every one)"
+        ),
+    )
+    parser.add_argument("--base-url", help="OpenAI-compatible server URL (llm)")
+    parser.add_argument("--model", help="model name (default: the first the server lists)")
+    parser.add_argument("--thinking", choices=("on", "off"), default="on")
+    parser.add_argument(
+        "--think-budget",
+        type=_positive_int,
+        default=512,
+        metavar="TOKENS",
+        help="cap on thinking per step before the reply is closed and continued",
     )
     parser.add_argument(
         "--tasks",
         metavar="PATTERN",
-        help="comma-separated task-name patterns, e.g. 'clock_*,settings_wifi*'",
+        help="comma-separated task names: globs ('clock_*') or substrings ('wifi')",
     )
     parser.add_argument(
-        "--runs",
-        type=int,
+        "--runs", type=_positive_int, default=1, metavar="N", help="seeds per task (0..N-1)"
+    )
+    parser.add_argument(
+        "--parallel",
+        type=_positive_int,
         default=1,
         metavar="N",
-        help="seeds per task (0..N-1); each seed picks different parameters",
+        help="simulator sessions at once, all against the same model server",
     )
-    parser.add_argument("--json", type=Path, metavar="PATH", help="write the report as JSON")
+    parser.add_argument(
+        "--max-steps", type=_positive_int, metavar="N", help="step budget (default: per task)"
+    )
+    parser.add_argument(
+        "--guards",
+        choices=("on", "off", "both"),
+        default="on",
+        help="the loop's guards; both runs every episode twice and prints the guard effect",
+    )
+    parser.add_argument("--json", type=Path, metavar="PATH", help="write the results JSON")
+    parser.add_argument("--html", type=Path, metavar="PATH", help="write an HTML report")
     parser.add_argument(
         "--run-dir",
         type=Path,
         metavar="DIR",
-        help="where trajectories go (default runs/eval-<timestamp>)",
+        help="trajectories and results.jsonl (default runs/eval-<timestamp>)",
+    )
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="keep the finished runs of --run-dir (default: the newest runs/eval-*), play the rest",
+    )
+    aw = parser.add_argument_group("androidworld suite")
+    aw.add_argument("--console-port", type=_positive_int, help="emulator console port (5554)")
+    aw.add_argument(
+        "--n-task-combinations", type=_positive_int, help="instances per task template (1)"
+    )
+    aw.add_argument("--task-random-seed", type=int, help="seed of the task parameters (30)")
+    aw.add_argument("--adb-path", help="adb binary (default: the Android SDK's)")
+    aw.add_argument(
+        "--perform-emulator-setup",
+        action="store_true",
+        help="install AndroidWorld's apps on the emulator (once)",
     )
     parser.set_defaults(handler=_handle_eval)
 
 
+_AW_ONLY = ("console_port", "n_task_combinations", "task_random_seed", "adb_path")
+
+
 def _handle_eval(args: argparse.Namespace) -> int:
     from agent.cli import UsageError
-    from evals.runner import run_suite, select_tasks
 
-    if args.runs < 1:
-        raise UsageError("--runs must be at least 1")
+    if args.suite == "androidworld":
+        from evals.androidworld.suite import run_androidworld
+
+        return run_androidworld(args)
+    used = [name for name in _AW_ONLY if getattr(args, name) is not None]
+    if used or args.perform_emulator_setup:
+        flag = "--" + (used[0] if used else "perform_emulator_setup").replace("_", "-")
+        raise UsageError(f"eval: {flag} applies to --suite androidworld only")
+    return _eval_sim(args)
+
+
+def _eval_sim(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from agent.cli import UsageError
+    from evals.display import SuiteProgress, print_report
+    from evals.policies import Recordings, parse_policy
+    from evals.results import ResultStore, build_report, guard_effect_markdown, write_report
+    from evals.runner import EvalSettings, Runner, plan_runs, run_suite, select_tasks
+
+    policies = parse_policy(args.policy)
     tasks = select_tasks(args.tasks)
-    run_dir = args.run_dir or Path("runs") / f"eval-{datetime.now():%Y%m%d-%H%M%S}"
-
-    def progress(outcome: object) -> None:
-        from evals.runner import EpisodeOutcome
-
-        assert isinstance(outcome, EpisodeOutcome)
-        mark = "ok  " if outcome.success else "FAIL"
-        print(
-            f"{mark} {outcome.task} seed={outcome.seed} steps={outcome.steps} "
-            f"{outcome.stop_reason}",
-            file=sys.stderr,
+    guards = {"on": [True], "off": [False], "both": [True, False]}[args.guards]
+    runs = plan_runs(tasks, args.runs, policies, guards)
+    settings = EvalSettings(
+        max_steps=args.max_steps,
+        thinking=args.thinking == "on",
+        base_url=args.base_url,
+        model=args.model,
+    )
+    recordings = None
+    if policies[0].kind == "replay":
+        recordings = Recordings.load(Path(policies[0].argument or ""))
+        runs = [r for r in runs if recordings.replies(r.task.name, r.seed, r.task.goal(r.seed))]
+        if not runs:
+            raise UsageError("eval: no recording matches the selected tasks and seeds")
+    client, model_name = _model_client(args) if policies[0].kind == "llm" else (None, None)
+    try:
+        run_dir = _run_dir(args)
+        _check_settings(run_dir, settings, args.resume)
+        console = Console(stderr=True, highlight=False)
+        runner = Runner(
+            run_dir,
+            settings,
+            model=client,
+            model_name=model_name,
+            recordings=recordings,
         )
+        console.print(f"[dim]{len(runs)} run(s); results in {run_dir / 'results.jsonl'}[/]")
+        with SuiteProgress(console, len(runs)) as progress:
+            outcomes = run_suite(
+                runs,
+                runner,
+                ResultStore(run_dir / "results.jsonl"),
+                parallel=args.parallel,
+                resume=args.resume,
+                on_outcome=progress.finished,
+                on_skipped=progress.skipped,
+            )
+    finally:
+        if client is not None:
+            client.close()
 
-    report = run_suite(tasks, args.runs, run_dir, on_episode=progress)
+    report = build_report(outcomes)
+    write_report(report, run_dir / "report.json")
+    out = Console(highlight=False)
+    print_report(out, report)
+    if report.guard_effect:
+        print()
+        print(guard_effect_markdown(report.guard_effect))
+    if args.json is not None:
+        write_report(report, args.json)
+    if args.html is not None:
+        from evals.report import episodes_from_outcomes, write_html
+
+        write_html(args.html, episodes_from_outcomes(report.results), report)
     summary = report.summary
     print(
         f"{summary.successes}/{summary.episodes} episodes succeeded "
-        f"({summary.success_rate:.0%}) over {summary.tasks} tasks; trajectories in {run_dir}"
+        f"({summary.success_rate:.0%}); trajectories in {run_dir}"
     )
-    for family, score in summary.by_family.items():
-        print(f"  {family:<14} {score.successes}/{score.episodes}")
-    if args.json is not None:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(report.model_dump_json(indent=2), encoding="utf-8")
+    if summary.errors:
+        print(
+            f"{summary.errors} run(s) could not be judged; finish them with "
+            f"--resume --run-dir {run_dir}",
+            file=sys.stderr,
+        )
+        return 1
     return 0
+
+
+def _run_dir(args: argparse.Namespace) -> Path:
+    from agent.cli import UsageError
+
+    if args.run_dir is not None:
+        if args.resume and not (args.run_dir / "results.jsonl").exists():
+            raise UsageError(f"eval: --resume: {args.run_dir} holds no results.jsonl")
+        return Path(args.run_dir)
+    if not args.resume:
+        return RUNS_DIR / f"eval-{datetime.now():%Y%m%d-%H%M%S}"
+    previous = sorted(p.parent for p in RUNS_DIR.glob("eval-*/results.jsonl"))
+    if not previous:
+        raise UsageError("eval: --resume: no runs/eval-* folder with results; pass --run-dir")
+    return previous[-1]
+
+
+def _check_settings(run_dir: Path, settings: Any, resume: bool) -> None:
+    """A resumed suite must keep the settings its finished runs were played with."""
+    from agent.cli import UsageError
+
+    saved = run_dir / "settings.json"
+    if resume and saved.exists():
+        before = type(settings).model_validate_json(saved.read_text(encoding="utf-8"))
+        changed = [
+            name
+            for name in type(settings).model_fields
+            if getattr(before, name) != getattr(settings, name)
+        ]
+        if changed:
+            name = changed[0]
+            raise UsageError(
+                f"eval: --resume: {run_dir} was run with {name}={getattr(before, name)!r}, "
+                f"not {getattr(settings, name)!r}"
+            )
+    run_dir.mkdir(parents=True, exist_ok=True)
+    saved.write_text(settings.model_dump_json(indent=2) + "\n", encoding="utf-8")
+
+
+def _model_client(args: argparse.Namespace) -> tuple[Any, str]:
+    from agent.model_client import ClientSettings, ModelClient
+
+    client = ModelClient(
+        ClientSettings(
+            **({"base_url": args.base_url} if args.base_url else {}),
+            model=args.model,
+            thinking=args.thinking == "on",
+            think_budget=args.think_budget,
+        )
+    )
+    try:
+        return client, client.model_name()  # fails in one line when no server answers
+    except Exception:
+        client.close()
+        raise
+
+
+# --- report -----------------------------------------------------------------------------------
+
+
+def _register_report(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "report",
+        help="write trajectories as one offline HTML report",
+        description=(
+            "Render trajectories (files, folders searched for *.jsonl, or an eval's "
+            "report.json / results.jsonl) as one self-contained HTML file."
+        ),
+    )
+    parser.add_argument("paths", nargs="+", type=Path, metavar="TRAJECTORY")
+    parser.add_argument("--html", type=Path, required=True, metavar="PATH")
+    parser.add_argument("--title", default="phone-agent report")
+    parser.set_defaults(handler=_handle_report)
+
+
+def _handle_report(args: argparse.Namespace) -> int:
+    from evals.report import load_inputs, write_html
+
+    episodes, report = load_inputs(args.paths)
+    write_html(args.html, episodes, report, title=args.title)
+    print(f"{len(episodes)} episode(s) written to {args.html}")
+    return 0
+
+
+# --- sim screens ------------------------------------------------------------------------------
+
+
+def _register_screens(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    screens = sim_subcommands(subparsers).add_parser(
+        "screens",
+        help="write the XML of every screen the task suite's oracle plans visit",
+        description="Play every task's oracle plan and write each distinct screen as XML.",
+    )
+    screens.add_argument(
+        "--out",
+        type=Path,
+        required=True,
+        metavar="DIR",
+        help="folder for the XML files (created if missing)",
+    )
+    screens.set_defaults(handler=_handle_screens)
+
+
+def _handle_screens(args: argparse.Namespace) -> int:
+    import re
+    import tempfile
+
+    from agent.screen import Screen
+    from evals.policies import PolicySpec
+    from evals.results import ResultStore
+    from evals.runner import EvalSettings, Runner, plan_runs, run_suite
+    from simulator.tasks import TASKS
+
+    out: Path = args.out
+    out.mkdir(parents=True, exist_ok=True)
+    seen: set[str] = set()
+
+    def keep(xml: str, screen: Screen) -> None:
+        if screen.signature in seen:
+            return
+        seen.add(screen.signature)
+        title = next((e.label for e in screen.elements if e.label and e.role == "text"), "")
+        slug = "-".join(re.findall(r"[a-z0-9]+", title.casefold()))[:30] or "screen"
+        app = screen.app.rsplit(".", 1)[-1]
+        (out / f"{len(seen):03d}_{app}_{slug}.xml").write_text(xml, encoding="utf-8")
+
+    with tempfile.TemporaryDirectory() as scratch:
+        runner = Runner(Path(scratch), EvalSettings(), on_screen=keep)
+        runs = plan_runs(TASKS, 1, [PolicySpec(kind="oracle")], [False])
+        outcomes = run_suite(runs, runner, ResultStore(Path(scratch) / "results.jsonl"))
+    print(f"{len(seen)} distinct screens from {len(outcomes)} oracle episodes written to {out}")
+    return 0 if all(o.success for o in outcomes) else 1
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {text!r}")
+    return value

@@ -1,29 +1,41 @@
-"""Run the simulator task suite and score it.
+"""Run the simulator task suite with any policy and score it.
 
-`run_suite` plays every selected task for `runs` seeds on a fresh simulator and scores each
-episode with the task's success predicate over the simulator state (and the answer, for
-questions). Episodes are written as trajectories (DESIGN §2.4) under the run directory.
+Every run (a task, a seed, a policy, guards on or off) plays on a fresh simulator and is scored
+with the task's success predicate over the simulator state (and the answer, for questions) —
+only when the episode ended `completed`: a task counts only if the agent declared it done.
+Every episode is written as a trajectory (DESIGN §2.4) under the run directory, every outcome
+to `results.jsonl` as soon as the run ends (see `evals.results`).
 
-The oracle policy plays each task's plan: every step is resolved on the current screen through
-the agent's screen model and executed with the agent's own executor. It is driven here step by
-step rather than through the agent loop, because the loop's guards rightly stop a model that
-repeats an action on an unchanged screen, which a plan like "tap Build number seven times" must
-do.
+llm, replay and faulty policies go through `agent.loop.run_episode`, with the real guards (or
+none, for measuring them). The oracle plays each task's plan step by step outside the loop:
+the loop's guards rightly stop a model that repeats an action on an unchanged screen, which a
+plan like "tap Build number seven times" must do.
+
+Runs go through a thread pool: `parallel` independent simulators against one model server,
+whose continuous batching serves their requests together. Guarded and unguarded runs never
+overlap (see `evals.unguarded`).
 """
 
 from __future__ import annotations
 
 import fnmatch
+import re
+import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 from agent.actions import TaskComplete, tools_schema
 from agent.execute import execute
-from agent.model_client import ModelReply
+from agent.guards import RISKY_WORDS, Confirm
+from agent.loop import RunSettings, run_episode
+from agent.model_client import ModelReply, Policy
 from agent.screen import Screen
 from agent.trajectory import (
     CallRecord,
@@ -39,48 +51,15 @@ from agent.trajectory import (
     now_iso,
 )
 from devices.base import DeviceError
+from evals.faulty import FaultyPolicy
 from evals.oracle import OracleError, resolve, tool_call
+from evals.policies import PolicySpec, Recordings, ReplayPolicy, WatchedPolicy
+from evals.results import EpisodeOutcome, ResultStore, run_id
+from evals.unguarded import guards_switched_off
 from simulator import FaultConfig, Simulator
 from simulator.tasks import TASKS, Task
 
 ScreenHook = Callable[[str, Screen], None]
-
-
-class EpisodeOutcome(BaseModel):
-    task: str
-    app: str
-    family: str
-    seed: int
-    success: bool
-    steps: int
-    stop_reason: StopReason
-    answer: str | None = None
-    detail: str = ""
-    trajectory: str
-
-
-class GroupScore(BaseModel):
-    episodes: int
-    successes: int
-    success_rate: float
-
-
-class Summary(BaseModel):
-    suite: str
-    policy: str
-    tasks: int
-    runs: int
-    episodes: int
-    successes: int
-    success_rate: float
-    mean_steps: float
-    by_family: dict[str, GroupScore]
-    by_app: dict[str, GroupScore]
-
-
-class EvalReport(BaseModel):
-    summary: Summary
-    results: list[EpisodeOutcome]
 
 
 class NoTasksMatched(ValueError):
@@ -88,11 +67,18 @@ class NoTasksMatched(ValueError):
 
 
 def select_tasks(patterns: str | None, tasks: Sequence[Task] = TASKS) -> list[Task]:
-    """Tasks whose name matches any of the comma-separated shell patterns (all when None)."""
+    """Tasks whose name matches any comma-separated pattern: a shell glob, or else a substring
+    (all tasks when None)."""
     if not patterns:
         return list(tasks)
     wanted = [p.strip() for p in patterns.split(",") if p.strip()]
-    chosen = [t for t in tasks if any(fnmatch.fnmatchcase(t.name, p) for p in wanted)]
+
+    def matches(name: str, pattern: str) -> bool:
+        if any(c in pattern for c in "*?["):
+            return fnmatch.fnmatchcase(name, pattern)
+        return pattern in name
+
+    chosen = [t for t in tasks if any(matches(t.name, p) for p in wanted)]
     if not chosen:
         raise NoTasksMatched(
             f"no task matches {patterns!r}; try one of: "
@@ -102,7 +88,313 @@ def select_tasks(patterns: str | None, tasks: Sequence[Task] = TASKS) -> list[Ta
     return chosen
 
 
-def _screen_record(screen: Screen) -> ScreenRecord:
+# Goal words that ask for a risky action without naming it: a text or a reply is sent.
+_IMPLIED_RISKY = {"send": ("text", "reply", "message", "tell")}
+
+
+def goal_confirmation(goal: str) -> Confirm:
+    """The simulated user: approves a risky action only when the goal asks for it ("Text Bob
+    ..." approves tapping Send; "Turn on Wi-Fi" approves no Reset)."""
+
+    def risky(text: str) -> set[str]:
+        return {w for w in RISKY_WORDS if re.search(rf"\b{w}", text, re.IGNORECASE)}
+
+    asked = risky(goal) | {
+        word
+        for word, hints in _IMPLIED_RISKY.items()
+        if any(re.search(rf"\b{hint}", goal, re.IGNORECASE) for hint in hints)
+    }
+
+    def confirm(described: str) -> bool:
+        words = risky(described)
+        return bool(words) and words <= asked
+
+    return confirm
+
+
+@dataclass(frozen=True)
+class Run:
+    """One episode to play."""
+
+    task: Task
+    seed: int
+    policy: PolicySpec
+    guards: bool
+
+    @property
+    def id(self) -> str:
+        return run_id(self.task.name, self.seed, self.policy.label, self.guards)
+
+    def trajectory(self, run_dir: Path) -> Path:
+        policy = re.sub(r"[^\w.-]+", "-", self.policy.label)
+        guards = "guards-on" if self.guards else "guards-off"
+        return run_dir / "trajectories" / policy / guards / f"{self.task.name}-s{self.seed}.jsonl"
+
+
+def plan_runs(
+    tasks: Sequence[Task], runs: int, policies: Sequence[PolicySpec], guards: Sequence[bool]
+) -> list[Run]:
+    """Every task x seed x policy x guard setting; the oracle has no guards to switch."""
+    planned: dict[str, Run] = {}
+    for policy in policies:
+        for guarded in guards:
+            for task in tasks:
+                for seed in range(runs):
+                    run = Run(task, seed, policy, guarded and policy.kind != "oracle")
+                    planned.setdefault(run.id, run)
+    return list(planned.values())
+
+
+class EvalSettings(BaseModel):
+    """What every run of a suite shares; saved beside the results so a resume can check it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    max_steps: int | None = None  # None: each task's own budget
+    thinking: bool = True
+    base_url: str | None = None
+    model: str | None = None
+
+
+@dataclass
+class _StepStats:
+    """Collects per-step model latency and tokens from the loop's observer hooks."""
+
+    model_s: list[float] = field(default_factory=list)
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    def step_started(self, step: int, max_steps: int) -> None:
+        """Nothing to collect before a step."""
+
+    def step_finished(self, record: StepRecord) -> None:
+        self.model_s.append(record.timings.model_s)
+        self.prompt_tokens += record.reply.prompt_tokens or 0
+        self.completion_tokens += record.reply.completion_tokens or 0
+
+
+@dataclass
+class _Ending:
+    stop: StopReason
+    steps: int
+    answer: str | None
+    detail: str
+    state: dict[str, Any]
+
+
+class Runner:
+    """Plays single runs; shared by every worker thread (it holds no per-run state)."""
+
+    def __init__(
+        self,
+        run_dir: Path,
+        settings: EvalSettings,
+        *,
+        model: Policy | None = None,
+        model_name: str | None = None,
+        recordings: Recordings | None = None,
+        faults: FaultConfig | None = None,
+        on_screen: ScreenHook | None = None,
+    ) -> None:
+        self.run_dir = run_dir
+        self.settings = settings
+        self.model = model
+        self.model_name = model_name
+        self.recordings = recordings
+        self.faults = faults
+        self.on_screen = on_screen
+        self.cancelled = threading.Event()
+
+    def run(self, run: Run) -> EpisodeOutcome:
+        """Play `run`; a crash becomes an outcome with `error` set, never an exception."""
+        started = time.monotonic()
+        path = run.trajectory(self.run_dir)
+        try:
+            if run.policy.kind == "oracle":
+                return self._oracle(run, path, started)
+            return self._loop(run, path, started)
+        except Exception as exc:
+            return _outcome(
+                run,
+                _Ending("model_error", 0, None, "", {}),
+                path,
+                started,
+                _StepStats(),
+                error=f"{type(exc).__name__}: {exc}",
+            )
+
+    def _budget(self, task: Task) -> int:
+        return self.settings.max_steps or task.max_steps
+
+    def _simulator(self, run: Run) -> Simulator:
+        return Simulator(state=run.task.initial_state(run.seed), seed=run.seed, faults=self.faults)
+
+    def _policy(self, run: Run, goal: str) -> Policy:
+        spec = run.policy
+        if spec.kind == "faulty":
+            return FaultyPolicy(run.task, run.seed, spec.argument or "")
+        if spec.kind == "replay":
+            assert self.recordings is not None
+            replies = self.recordings.replies(run.task.name, run.seed, goal)
+            return ReplayPolicy(replies or [])
+        assert self.model is not None, "the llm policy needs a model client"
+        return self.model
+
+    def _loop(self, run: Run, path: Path, started: float) -> EpisodeOutcome:
+        sim = self._simulator(run)
+        goal = run.task.goal(run.seed)
+        policy = WatchedPolicy(self._policy(run, goal), self.cancelled)
+        stats = _StepStats()
+        result = run_episode(
+            goal,
+            sim,
+            policy,
+            RunSettings(max_steps=self._budget(run.task)),
+            path,
+            confirm=goal_confirmation(goal),
+            observer=stats,
+            model_name=self.model_name if run.policy.kind == "llm" else run.policy.label,
+            policy_settings=self._recorded_settings(run),
+            sleep=lambda seconds: None,  # the simulator needs no time to settle
+        )
+        ending = _Ending(
+            result.stop_reason,
+            result.steps,
+            result.answer,
+            result.detail,
+            result.device_state or sim.state,
+        )
+        return _outcome(run, ending, path, started, stats, error=policy.failure)
+
+    def _recorded_settings(self, run: Run) -> dict[str, Any]:
+        settings: dict[str, Any] = {
+            "task": run.task.name,
+            "seed": run.seed,
+            "policy": run.policy.label,
+            "guards": run.guards,
+        }
+        if run.policy.kind == "llm":
+            settings.update(self.settings.model_dump(exclude={"max_steps"}))
+        return settings
+
+    def _oracle(self, run: Run, path: Path, started: float) -> EpisodeOutcome:
+        task, seed = run.task, run.seed
+        sim = self._simulator(run)
+        goal = task.goal(seed)
+        budget = self._budget(task)
+        stop: StopReason = "step_budget"
+        detail, answer, steps = "", None, 0
+        with TrajectoryWriter(path) as writer:
+            writer.write(
+                EpisodeRecord(
+                    goal=goal,
+                    device=sim.serial,
+                    model="oracle",
+                    settings={"run": {"max_steps": budget}, "policy": self._recorded_settings(run)},
+                    system_prompt="",
+                    tools=tools_schema(),
+                    started_at=now_iso(),
+                )
+            )
+            for plan_step in task.oracle(seed):
+                if steps >= budget:
+                    detail = f"plan longer than the budget of {budget} steps"
+                    break
+                steps += 1
+                try:
+                    xml = sim.dump_xml()
+                    screen = Screen.parse(xml)
+                    if self.on_screen is not None:
+                        self.on_screen(xml, screen)
+                    action = resolve(plan_step, screen)
+                    device_started = time.monotonic()
+                    execution = execute(action, screen, sim)
+                    device_s = time.monotonic() - device_started
+                except DeviceError as exc:
+                    stop, detail = "device_error", str(exc)
+                    break
+                except OracleError as exc:
+                    stop, detail = "model_error", str(exc)
+                    break
+                call = tool_call(action, f"oracle-{steps}")
+                writer.write(
+                    StepRecord(
+                        step=steps,
+                        screen=screen_record(screen),
+                        prompt=goal,
+                        reply=ModelReply(tool_calls=[call], finish_reason="tool_calls"),
+                        call=CallRecord(
+                            name=str(call["function"]["name"]),  # type: ignore[index]
+                            arguments=action.model_dump(exclude_defaults=True),
+                            source="oracle",
+                        ),
+                        guard=GuardRecord(
+                            verdict="complete" if isinstance(action, TaskComplete) else "allow"
+                        ),
+                        result=ResultRecord(
+                            executed=True,
+                            device_calls=execution.device_calls,
+                            app=sim.foreground_app(),
+                        ),
+                        timings=Timings(model_s=0.0, device_s=round(device_s, 4)),
+                    )
+                )
+                if isinstance(action, TaskComplete):
+                    stop, answer = "completed", action.answer
+                    break
+            state = sim.state
+            writer.write(
+                EndRecord(
+                    stop_reason=stop,
+                    steps=steps,
+                    detail=detail,
+                    answer=answer,
+                    device_state=state,
+                    ended_at=now_iso(),
+                    duration_s=round(time.monotonic() - started, 3),
+                )
+            )
+        stats = _StepStats(model_s=[0.0] * steps)
+        return _outcome(run, _Ending(stop, steps, answer, detail, state), path, started, stats)
+
+
+def _outcome(
+    run: Run,
+    ending: _Ending,
+    path: Path,
+    started: float,
+    stats: _StepStats,
+    error: str | None = None,
+) -> EpisodeOutcome:
+    task = run.task
+    success = (
+        error is None
+        and ending.stop == "completed"
+        and task.success(ending.state, run.seed, ending.answer)
+    )
+    return EpisodeOutcome(
+        task=task.name,
+        app=task.app,
+        family=task.family,
+        seed=run.seed,
+        policy=run.policy.label,
+        guards=run.guards,
+        success=success,
+        steps=ending.steps,
+        stop_reason="crashed" if error is not None and ending.steps == 0 else ending.stop,
+        answer=ending.answer,
+        detail=ending.detail,
+        error=error,
+        trajectory=str(path),
+        duration_s=round(time.monotonic() - started, 3),
+        model_s=stats.model_s,
+        prompt_tokens=stats.prompt_tokens,
+        completion_tokens=stats.completion_tokens,
+    )
+
+
+def screen_record(screen: Screen) -> ScreenRecord:
+    """A screen as a trajectory step records it."""
     return ScreenRecord(
         signature=screen.signature,
         app=screen.app,
@@ -112,151 +404,71 @@ def _screen_record(screen: Screen) -> ScreenRecord:
     )
 
 
-def run_oracle_episode(
-    task: Task,
-    seed: int,
-    trajectory_path: Path,
-    faults: FaultConfig | None = None,
-    on_screen: ScreenHook | None = None,
-) -> EpisodeOutcome:
-    """Play `task`'s oracle plan for `seed` on a fresh simulator and score the end state."""
-    sim = Simulator(state=task.initial_state(seed), seed=seed, faults=faults)
-    goal = task.goal(seed)
-    started = time.monotonic()
-    stop: StopReason = "step_budget"
-    detail, answer, steps = "", None, 0
-    with TrajectoryWriter(trajectory_path) as writer:
-        writer.write(
-            EpisodeRecord(
-                goal=goal,
-                device=sim.serial,
-                model="oracle",
-                settings={"task": task.name, "seed": seed, "max_steps": task.max_steps},
-                system_prompt="",
-                tools=tools_schema(),
-                started_at=now_iso(),
-            )
-        )
-        for plan_step in task.oracle(seed):
-            if steps >= task.max_steps:
-                detail = f"plan longer than the budget of {task.max_steps} steps"
-                break
-            steps += 1
-            try:
-                xml = sim.dump_xml()
-                screen = Screen.parse(xml)
-                if on_screen is not None:
-                    on_screen(xml, screen)
-                action = resolve(plan_step, screen)
-                device_started = time.monotonic()
-                execution = execute(action, screen, sim)
-                device_s = time.monotonic() - device_started
-            except DeviceError as exc:
-                stop, detail = "device_error", str(exc)
-                break
-            except OracleError as exc:
-                stop, detail = "model_error", str(exc)
-                break
-            call = tool_call(action, f"oracle-{steps}")
-            writer.write(
-                StepRecord(
-                    step=steps,
-                    screen=_screen_record(screen),
-                    prompt=goal,
-                    reply=ModelReply(tool_calls=[call], finish_reason="tool_calls"),
-                    call=CallRecord(
-                        name=call["function"]["name"],  # type: ignore[index]
-                        arguments=action.model_dump(exclude_defaults=True),
-                        source="oracle",
-                    ),
-                    guard=GuardRecord(
-                        verdict="complete" if isinstance(action, TaskComplete) else "allow"
-                    ),
-                    result=ResultRecord(
-                        executed=True, device_calls=execution.device_calls, app=sim.foreground_app()
-                    ),
-                    timings=Timings(model_s=0.0, device_s=round(device_s, 4)),
-                )
-            )
-            if isinstance(action, TaskComplete):
-                stop, answer = "completed", action.answer
-                break
-        state = sim.state
-        writer.write(
-            EndRecord(
-                stop_reason=stop,
-                steps=steps,
-                detail=detail,
-                answer=answer,
-                device_state=state,
-                ended_at=now_iso(),
-                duration_s=round(time.monotonic() - started, 3),
-            )
-        )
-    success = stop == "completed" and task.success(state, seed, answer)
-    return EpisodeOutcome(
-        task=task.name,
-        app=task.app,
-        family=task.family,
-        seed=seed,
-        success=success,
-        steps=steps,
-        stop_reason=stop,
-        answer=answer,
-        detail=detail,
-        trajectory=str(trajectory_path),
-    )
-
-
-def _score(outcomes: Sequence[EpisodeOutcome]) -> GroupScore:
-    wins = sum(o.success for o in outcomes)
-    return GroupScore(
-        episodes=len(outcomes),
-        successes=wins,
-        success_rate=round(wins / len(outcomes), 4) if outcomes else 0.0,
-    )
-
-
-def summarize(
-    outcomes: Sequence[EpisodeOutcome], tasks: int, runs: int, policy: str = "oracle"
-) -> Summary:
-    def grouped(key: Callable[[EpisodeOutcome], str]) -> dict[str, GroupScore]:
-        groups: dict[str, list[EpisodeOutcome]] = {}
-        for outcome in outcomes:
-            groups.setdefault(key(outcome), []).append(outcome)
-        return {name: _score(group) for name, group in sorted(groups.items())}
-
-    overall = _score(outcomes)
-    mean_steps = sum(o.steps for o in outcomes) / len(outcomes) if outcomes else 0.0
-    return Summary(
-        suite="sim",
-        policy=policy,
-        tasks=tasks,
-        runs=runs,
-        episodes=overall.episodes,
-        successes=overall.successes,
-        success_rate=overall.success_rate,
-        mean_steps=round(mean_steps, 2),
-        by_family=grouped(lambda o: o.family),
-        by_app=grouped(lambda o: o.app),
-    )
+# --- the suite --------------------------------------------------------------------------------
 
 
 def run_suite(
-    tasks: Sequence[Task],
-    runs: int,
-    run_dir: Path,
-    faults: FaultConfig | None = None,
-    on_screen: ScreenHook | None = None,
-    on_episode: Callable[[EpisodeOutcome], Any] | None = None,
-) -> EvalReport:
-    """Every task for seeds 0..runs-1 with the oracle policy."""
-    outcomes: list[EpisodeOutcome] = []
-    for task in tasks:
-        for seed in range(runs):
-            path = run_dir / "trajectories" / f"{task.name}-s{seed}.jsonl"
-            outcome = run_oracle_episode(task, seed, path, faults, on_screen)
-            outcomes.append(outcome)
-            if on_episode is not None:
-                on_episode(outcome)
-    return EvalReport(summary=summarize(outcomes, len(tasks), runs), results=outcomes)
+    runs: Sequence[Run],
+    runner: Runner,
+    store: ResultStore,
+    *,
+    parallel: int = 1,
+    resume: bool = False,
+    on_outcome: Callable[[EpisodeOutcome], Any] | None = None,
+    on_skipped: Callable[[int], Any] | None = None,
+) -> list[EpisodeOutcome]:
+    """Play `runs` (those already finished are skipped with `resume`) and return the outcome of
+    every one of them, in the order given. Each outcome is stored as soon as its run ends.
+
+    Ctrl-C stops scheduling runs, ends the running episodes at their next decision (those are
+    stored as interrupted and re-run on resume) and then re-raises KeyboardInterrupt.
+    """
+    finished = store.finished() if resume else {}
+    pending = [run for run in runs if run.id not in finished]
+    if on_skipped is not None:
+        on_skipped(len(runs) - len(pending))
+    fresh: dict[str, EpisodeOutcome] = {}
+
+    def record(outcome: EpisodeOutcome) -> None:
+        store.append(outcome)
+        fresh[outcome.run_id] = outcome
+        if on_outcome is not None:
+            on_outcome(outcome)
+
+    for guarded in (True, False):
+        phase = [run for run in pending if run.guards == guarded]
+        if not phase:
+            continue
+        switch: AbstractContextManager[None] = nullcontext() if guarded else guards_switched_off()
+        with switch:
+            _run_phase(phase, runner, max(1, parallel), record)
+    done = {**finished, **fresh}
+    return [done[run.id] for run in runs if run.id in done]
+
+
+def _run_phase(
+    phase: Sequence[Run],
+    runner: Runner,
+    parallel: int,
+    record: Callable[[EpisodeOutcome], None],
+) -> None:
+    with ThreadPoolExecutor(max_workers=parallel, thread_name_prefix="eval") as pool:
+        futures = [pool.submit(runner.run, run) for run in phase]
+        consumed: set[Future[EpisodeOutcome]] = set()
+        try:
+            for future in as_completed(futures):
+                consumed.add(future)
+                record(future.result())
+        except KeyboardInterrupt:
+            runner.cancelled.set()
+            for future in futures:
+                future.cancel()
+            for future in _still_running(futures, consumed):
+                record(future.result())
+            raise
+
+
+def _still_running(
+    futures: Sequence[Future[EpisodeOutcome]], consumed: set[Future[EpisodeOutcome]]
+) -> Iterator[Future[EpisodeOutcome]]:
+    return as_completed([f for f in futures if f not in consumed and not f.cancelled()])

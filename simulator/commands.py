@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import re
-from pathlib import Path
 
 
 def sim_subcommands(
@@ -34,47 +32,7 @@ def _missing_subcommand(parser: argparse.ArgumentParser) -> int:
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    screens = sim_subcommands(subparsers).add_parser(
-        "screens",
-        help="write the XML of every screen the task suite's oracle plans visit",
-        description="Play every task's oracle plan and write each distinct screen as XML.",
-    )
-    screens.add_argument(
-        "--out",
-        type=Path,
-        required=True,
-        metavar="DIR",
-        help="folder for the XML files (created if missing)",
-    )
-    screens.set_defaults(handler=_handle_screens)
-
-
-def _handle_screens(args: argparse.Namespace) -> int:
-    # The catalogue needs the oracle, which resolves plans through the agent's screen model:
-    # a CLI handler may compose the parts, the simulator package itself does not.
-    import tempfile
-
-    from agent.screen import Screen
-    from evals.runner import run_suite
-    from simulator.tasks import TASKS
-
-    out: Path = args.out
-    out.mkdir(parents=True, exist_ok=True)
-    seen: set[str] = set()
-
-    def keep(xml: str, screen: Screen) -> None:
-        if screen.signature in seen:
-            return
-        seen.add(screen.signature)
-        title = next((e.label for e in screen.elements if e.label and e.role == "text"), "")
-        slug = "-".join(re.findall(r"[a-z0-9]+", title.casefold()))[:30] or "screen"
-        app = screen.app.rsplit(".", 1)[-1]
-        (out / f"{len(seen):03d}_{app}_{slug}.xml").write_text(xml, encoding="utf-8")
-
-    with tempfile.TemporaryDirectory() as scratch:
-        report = run_suite(TASKS, 1, Path(scratch), on_screen=keep)
-    print(
-        f"{len(seen)} distinct screens from {report.summary.episodes} oracle episodes "
-        f"written to {out}"
-    )
-    return 0 if report.summary.success_rate == 1.0 else 1
+    """The `sim` command group; its subcommands come from the modules that own them (the
+    screen catalogue, for one, needs the oracle from evals, which the simulator must not
+    import)."""
+    sim_subcommands(subparsers)

@@ -41,7 +41,12 @@ def test_eval_writes_the_report_and_trajectories(
     report = json.loads(report_path.read_text(encoding="utf-8"))
     summary = report["summary"]
     assert (summary["tasks"], summary["runs"], summary["success_rate"]) == (3, 2, 1.0)
-    assert summary["by_family"]["question"] == {"episodes": 2, "successes": 2, "success_rate": 1.0}
+    assert summary["by_family"]["question"] == {
+        "episodes": 2,
+        "successes": 2,
+        "success_rate": 1.0,
+        "mean_steps": 5.0,
+    }
     first = report["results"][0]
     assert set(first) >= {
         "task",
@@ -65,6 +70,8 @@ def test_eval_is_deterministic(tmp_path: Path) -> None:
         main(
             [
                 "eval",
+                "--policy",
+                "oracle",
                 "--tasks",
                 "clock_add_alarm,messages_send",
                 "--runs",
@@ -76,13 +83,13 @@ def test_eval_is_deterministic(tmp_path: Path) -> None:
             ]
         )
         data = json.loads(path.read_text(encoding="utf-8"))["results"]
-        return [{k: v for k, v in r.items() if k != "trajectory"} for r in data]
+        return [{k: v for k, v in r.items() if k not in ("trajectory", "duration_s")} for r in data]
 
     assert results("a") == results("b")
 
 
 def test_unknown_task_pattern_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["eval", "--tasks", "no_such_task*"]) == 2
+    assert main(["eval", "--policy", "oracle", "--tasks", "no_such_task*"]) == 2
     assert "no task matches" in capsys.readouterr().err
 
 

@@ -1,0 +1,169 @@
+"""The terminal side of an evaluation: a progress bar while it runs, tables at the end."""
+
+from __future__ import annotations
+
+from types import TracebackType
+
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+
+from evals.results import EpisodeOutcome, EvalReport, GuardEffect, Summary
+
+_VERDICT_STYLE = {
+    "success": "green",
+    "false_claim": "bold red",
+    "clean_stop": "yellow",
+    "step_budget": "red",
+    "error": "magenta",
+}
+
+
+class SuiteProgress:
+    """A rich progress bar on stderr, with one line per finished run above it."""
+
+    def __init__(self, console: Console, total: int) -> None:
+        self._progress = Progress(
+            TextColumn("[bold]eval[/]"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[wins]} ok"),
+            TimeElapsedColumn(),
+            TimeRemainingColumn(),
+            console=console,
+            transient=True,
+        )
+        self._bar = self._progress.add_task("eval", total=total, wins=0)
+        self._wins = 0
+
+    def __enter__(self) -> SuiteProgress:
+        self._progress.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self._progress.stop()
+
+    def skipped(self, count: int) -> None:
+        if count:
+            self._progress.console.print(f"[dim]resume: {count} finished run(s) kept[/]")
+            self._progress.update(self._bar, total=(self._progress.tasks[0].total or 0) - count)
+
+    def finished(self, outcome: EpisodeOutcome) -> None:
+        self._wins += outcome.success
+        style = _VERDICT_STYLE[outcome.verdict]
+        guards = "" if outcome.guards else " [dim](guards off)[/]"
+        reason = outcome.error or outcome.detail
+        self._progress.console.print(
+            f"[{style}]{outcome.verdict:<11}[/] {escape(outcome.task)} s{outcome.seed} "
+            f"{escape(outcome.policy)}{guards} · {outcome.steps} steps · {outcome.stop_reason}"
+            + (f" [dim]{escape(_short(reason))}[/]" if reason else "")
+        )
+        self._progress.update(self._bar, advance=1, wins=self._wins)
+
+
+def _short(text: str, limit: int = 80) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def _percent(rate: float) -> str:
+    return f"{rate:.0%}"
+
+
+def print_report(console: Console, report: EvalReport) -> None:
+    """Configurations, families, stop reasons and (when measured) the guard effect."""
+    console.print(_configurations_table(report.configurations or [report.summary]))
+    summary = report.summary
+    families = Table(title="By family", title_justify="left")
+    for column in ("family", "runs", "successes", "rate", "mean steps"):
+        families.add_column(column, justify="left" if column == "family" else "right")
+    for family, score in summary.by_family.items():
+        families.add_row(
+            family,
+            str(score.episodes),
+            str(score.successes),
+            _percent(score.success_rate),
+            f"{score.mean_steps:g}",
+        )
+    console.print(families)
+    reasons = ", ".join(f"{reason} {count}" for reason, count in summary.stop_reasons.items())
+    console.print(f"stop reasons: {reasons}")
+    if report.guard_effect:
+        console.print(_guard_table(report.guard_effect))
+
+
+def _configurations_table(summaries: list[Summary]) -> Table:
+    table = Table(title="Results", title_justify="left")
+    for column in (
+        "policy",
+        "guards",
+        "runs",
+        "successes",
+        "rate",
+        "false claims",
+        "errors",
+        "mean steps",
+        "model s/step p50",
+        "p90",
+    ):
+        table.add_column(column, justify="left" if column == "policy" else "right")
+    for s in summaries:
+        table.add_row(
+            escape(s.policy),
+            "on" if s.guards else "off",
+            str(s.episodes),
+            str(s.successes),
+            _percent(s.success_rate),
+            str(s.verdicts.get("false_claim", 0)),
+            str(s.errors),
+            f"{s.mean_steps:g}",
+            f"{s.model_latency.p50_s:.2f}",
+            f"{s.model_latency.p90_s:.2f}",
+        )
+    return table
+
+
+def _guard_table(rows: list[GuardEffect]) -> Table:
+    table = Table(title="Guard effect (same runs, guards off → on)", title_justify="left")
+    for column in (
+        "policy",
+        "runs",
+        "successes",
+        "false claims",
+        "budget used up",
+        "clean stops",
+        "→ success",
+        "→ clean stop",
+        "made worse",
+    ):
+        table.add_column(column, justify="left" if column == "policy" else "right")
+
+    def pair(row: GuardEffect, verdict: str) -> str:
+        return f"{row.off.get(verdict, 0)} → {row.on.get(verdict, 0)}"
+
+    for row in rows:
+        table.add_row(
+            escape(row.policy),
+            str(row.episodes),
+            pair(row, "success"),
+            pair(row, "false_claim"),
+            pair(row, "step_budget"),
+            pair(row, "clean_stop"),
+            str(row.to_success),
+            str(row.to_clean_stop),
+            str(row.made_worse),
+        )
+    return table

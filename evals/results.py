@@ -1,0 +1,342 @@
+"""What an evaluation produces: one outcome per run, summaries, the guard-effect table, and the
+results file that makes a suite resumable.
+
+Every finished run is appended to `results.jsonl` in the run directory as one JSON line, flushed
+and synced before the next run is reported, so a crash or Ctrl-C never loses a finished result.
+Reading it back keeps the last line per run id and ignores a line cut off mid-write. Runs that
+could not be judged (`error` set: the runner crashed, or the model server failed) are re-run on
+`--resume`; every other outcome is final.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from threading import Lock
+from typing import Literal
+
+from pydantic import BaseModel, Field, ValidationError
+
+from agent.trajectory import StopReason
+
+# A run's stop reason, plus `crashed` when the runner itself failed before the episode ended.
+RunStop = StopReason | Literal["crashed"]
+# Stops that end an episode early and say why, without claiming success.
+CLEAN_STOPS: frozenset[str] = frozenset({"infeasible", "stuck", "undo_detected", "model_error"})
+
+Verdict = Literal["success", "false_claim", "clean_stop", "step_budget", "error"]
+
+
+class EpisodeOutcome(BaseModel):
+    """One run: a task, a seed, a policy, guards on or off; scored on the device state."""
+
+    task: str
+    app: str
+    family: str
+    seed: int
+    policy: str
+    guards: bool = True
+    success: bool
+    steps: int
+    stop_reason: RunStop
+    answer: str | None = None
+    detail: str = ""
+    error: str | None = None  # the run could not be judged; re-run on --resume
+    trajectory: str
+    duration_s: float = 0.0
+    model_s: list[float] = Field(default_factory=list)  # model latency of each step
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    @property
+    def run_id(self) -> str:
+        return run_id(self.task, self.seed, self.policy, self.guards)
+
+    @property
+    def verdict(self) -> Verdict:
+        """What the run amounts to: success, a false claim of success, a clean stop, ..."""
+        if self.error is not None or self.stop_reason in ("crashed", "aborted", "device_error"):
+            return "error"
+        if self.success:
+            return "success"
+        if self.stop_reason == "completed":
+            return "false_claim"
+        if self.stop_reason in CLEAN_STOPS:
+            return "clean_stop"
+        return "step_budget"
+
+
+def run_id(task: str, seed: int, policy: str, guards: bool) -> str:
+    return f"{task}/s{seed}/{policy}/guards-{'on' if guards else 'off'}"
+
+
+class GroupScore(BaseModel):
+    episodes: int
+    successes: int
+    success_rate: float
+    mean_steps: float
+
+
+class Latency(BaseModel):
+    """Model latency per step, in seconds, over every step of the group."""
+
+    steps: int
+    mean_s: float
+    p50_s: float
+    p90_s: float
+    max_s: float
+
+
+class Summary(BaseModel):
+    suite: str
+    policy: str
+    guards: bool
+    tasks: int
+    runs: int
+    episodes: int
+    successes: int
+    success_rate: float
+    errors: int
+    mean_steps: float
+    stop_reasons: dict[str, int]
+    verdicts: dict[str, int]
+    model_latency: Latency
+    prompt_tokens_per_step: float
+    completion_tokens_per_step: float
+    by_family: dict[str, GroupScore]
+    by_app: dict[str, GroupScore]
+
+
+class GuardEffect(BaseModel):
+    """For one policy: the same runs with guards off and on, compared pair by pair."""
+
+    policy: str
+    episodes: int
+    off: dict[str, int]  # verdict -> count
+    on: dict[str, int]
+    to_success: int  # failed with guards off, succeeded with them on
+    to_clean_stop: int  # ran out the budget or claimed a false success off, stopped cleanly on
+    made_worse: int  # succeeded off, did not on
+    mean_steps_off: float
+    mean_steps_on: float
+
+
+class EvalReport(BaseModel):
+    """The results JSON: `summary` over every run, one summary per policy and guard setting
+    when there are several, the guard-effect rows when guards ran both ways, and every run."""
+
+    summary: Summary
+    configurations: list[Summary] = Field(default_factory=list)
+    guard_effect: list[GuardEffect] = Field(default_factory=list)
+    results: list[EpisodeOutcome]
+
+
+# --- scoring ----------------------------------------------------------------------------------
+
+
+def _rate(part: int, whole: int) -> float:
+    return round(part / whole, 4) if whole else 0.0
+
+
+def _mean(values: Sequence[float]) -> float:
+    return round(statistics.fmean(values), 2) if values else 0.0
+
+
+def _group(outcomes: Sequence[EpisodeOutcome]) -> GroupScore:
+    wins = sum(o.success for o in outcomes)
+    return GroupScore(
+        episodes=len(outcomes),
+        successes=wins,
+        success_rate=_rate(wins, len(outcomes)),
+        mean_steps=_mean([o.steps for o in outcomes]),
+    )
+
+
+def _grouped(
+    outcomes: Sequence[EpisodeOutcome], key: Callable[[EpisodeOutcome], str]
+) -> dict[str, GroupScore]:
+    groups: dict[str, list[EpisodeOutcome]] = {}
+    for outcome in outcomes:
+        groups.setdefault(key(outcome), []).append(outcome)
+    return {name: _group(group) for name, group in sorted(groups.items())}
+
+
+def _quantile(ordered: Sequence[float], fraction: float) -> float:
+    position = min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))
+    return ordered[position]
+
+
+def latency(outcomes: Iterable[EpisodeOutcome]) -> Latency:
+    times = sorted(t for outcome in outcomes for t in outcome.model_s)
+    if not times:
+        return Latency(steps=0, mean_s=0.0, p50_s=0.0, p90_s=0.0, max_s=0.0)
+    return Latency(
+        steps=len(times),
+        mean_s=round(statistics.fmean(times), 3),
+        p50_s=round(_quantile(times, 0.5), 3),
+        p90_s=round(_quantile(times, 0.9), 3),
+        max_s=round(times[-1], 3),
+    )
+
+
+def _counts(values: Iterable[str]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for value in values:
+        counts[value] = counts.get(value, 0) + 1
+    return dict(sorted(counts.items()))
+
+
+def summarize(outcomes: Sequence[EpisodeOutcome], suite: str = "sim") -> Summary:
+    """Scores over `outcomes`; `policy` reads `mixed` when they come from several policies."""
+    policies = {o.policy for o in outcomes}
+    guards = {o.guards for o in outcomes}
+    steps = sum(len(o.model_s) for o in outcomes)
+    overall = _group(outcomes)
+    return Summary(
+        suite=suite,
+        policy=policies.pop() if len(policies) == 1 else "mixed",
+        guards=guards != {False},
+        tasks=len({o.task for o in outcomes}),
+        runs=len({o.seed for o in outcomes}),
+        episodes=overall.episodes,
+        successes=overall.successes,
+        success_rate=overall.success_rate,
+        errors=sum(o.verdict == "error" for o in outcomes),
+        mean_steps=overall.mean_steps,
+        stop_reasons=_counts(o.stop_reason for o in outcomes),
+        verdicts=_counts(o.verdict for o in outcomes),
+        model_latency=latency(outcomes),
+        prompt_tokens_per_step=_rate(sum(o.prompt_tokens for o in outcomes), steps),
+        completion_tokens_per_step=_rate(sum(o.completion_tokens for o in outcomes), steps),
+        by_family=_grouped(outcomes, lambda o: o.family),
+        by_app=_grouped(outcomes, lambda o: o.app),
+    )
+
+
+def guard_effect(outcomes: Sequence[EpisodeOutcome]) -> list[GuardEffect]:
+    """One row per policy that ran with guards both off and on, over the runs done both ways."""
+    by_id = {(o.policy, o.task, o.seed, o.guards): o for o in outcomes}
+    rows = []
+    for policy in sorted({o.policy for o in outcomes}):
+        pairs = [
+            (off, by_id[(policy, off.task, off.seed, True)])
+            for off in outcomes
+            if off.policy == policy
+            and not off.guards
+            and (policy, off.task, off.seed, True) in by_id
+        ]
+        if not pairs:
+            continue
+        failed = ("false_claim", "step_budget")
+        rows.append(
+            GuardEffect(
+                policy=policy,
+                episodes=len(pairs),
+                off=_counts(off.verdict for off, _ in pairs),
+                on=_counts(on.verdict for _, on in pairs),
+                to_success=sum(on.success and not off.success for off, on in pairs),
+                to_clean_stop=sum(
+                    off.verdict in failed and on.verdict == "clean_stop" for off, on in pairs
+                ),
+                made_worse=sum(off.success and not on.success for off, on in pairs),
+                mean_steps_off=_mean([off.steps for off, _ in pairs]),
+                mean_steps_on=_mean([on.steps for _, on in pairs]),
+            )
+        )
+    return rows
+
+
+def guard_effect_markdown(rows: Sequence[GuardEffect]) -> str:
+    """The guard-effect table as Markdown, one row per policy."""
+
+    def pair(row: GuardEffect, verdict: str) -> str:
+        return f"{row.off.get(verdict, 0)} → {row.on.get(verdict, 0)}"
+
+    lines = [
+        "| policy | runs | successes off → on | false claims off → on | "
+        "budget used up off → on | clean stops off → on | turned into success | "
+        "turned into clean stop | made worse | mean steps off → on |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for row in rows:
+        lines.append(
+            f"| {row.policy} | {row.episodes} | {pair(row, 'success')} | "
+            f"{pair(row, 'false_claim')} | {pair(row, 'step_budget')} | "
+            f"{pair(row, 'clean_stop')} | {row.to_success} | {row.to_clean_stop} | "
+            f"{row.made_worse} | {row.mean_steps_off:g} → {row.mean_steps_on:g} |"
+        )
+    return "\n".join(lines)
+
+
+def build_report(outcomes: Sequence[EpisodeOutcome], suite: str = "sim") -> EvalReport:
+    configurations = sorted({(o.policy, o.guards) for o in outcomes}, key=lambda c: (c[0], -c[1]))
+    return EvalReport(
+        summary=summarize(outcomes, suite),
+        configurations=(
+            [
+                summarize([o for o in outcomes if (o.policy, o.guards) == config], suite)
+                for config in configurations
+            ]
+            if len(configurations) > 1
+            else []
+        ),
+        guard_effect=guard_effect(outcomes),
+        results=list(outcomes),
+    )
+
+
+# --- the results file -------------------------------------------------------------------------
+
+
+class ResultStore:
+    """`results.jsonl`: one finished run per line, appended and synced as each run ends."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._lock = Lock()
+
+    def load(self) -> dict[str, EpisodeOutcome]:
+        """Every run recorded so far by id (the last line wins); a torn last line is skipped."""
+        if not self.path.exists():
+            return {}
+        found: dict[str, EpisodeOutcome] = {}
+        for line in self.path.read_text(encoding="utf-8").splitlines():
+            if not line.strip():
+                continue
+            try:
+                outcome = EpisodeOutcome.model_validate_json(line)
+            except ValidationError:
+                continue  # cut off by a crash mid-write: that run is simply run again
+            found[outcome.run_id] = outcome
+        return found
+
+    def finished(self) -> dict[str, EpisodeOutcome]:
+        """Runs that need no re-run: everything except those that could not be judged."""
+        return {key: o for key, o in self.load().items() if o.verdict != "error"}
+
+    def append(self, outcome: EpisodeOutcome) -> None:
+        line = outcome.model_dump_json() + "\n"
+        with self._lock:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            if self._torn():
+                line = "\n" + line  # end the cut-off line, or this one would join it
+            with self.path.open("a", encoding="utf-8") as out:
+                out.write(line)
+                out.flush()
+                os.fsync(out.fileno())
+
+    def _torn(self) -> bool:
+        """The file ends in the middle of a line (a crash while writing)."""
+        if not self.path.exists() or self.path.stat().st_size == 0:
+            return False
+        with self.path.open("rb") as data:
+            data.seek(-1, os.SEEK_END)
+            return data.read(1) != b"\n"
+
+
+def write_report(report: EvalReport, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(report.model_dump(mode="json"), indent=2) + "\n", encoding="utf-8")
