@@ -1,0 +1,724 @@
+"""`bench step`: what one agent decision costs, split into model, device and our own code.
+
+The agent loop (`agent.loop.run_episode`, unchanged) plays a simulator task against a running
+OpenAI-compatible server. Two proxies see everything that leaves our code: the policy streams
+each request and notes when it was sent, when the first token came and when the reply ended;
+the device wraps the simulator and times every call. A step runs from one request to the next
+(the first also carries the episode's first screen read, the last its closing record); what is
+neither model nor device in it is our overhead, measured rather than estimated.
+
+That overhead is then split by timing each stage again on the step's own inputs: `parse` (the
+dumps read during the step), `render` (the user turn built from the screen), `reply_parse`,
+`guards` (review, screen diff and observe, replayed in order on a fresh `Guards`) and `record`
+(the step's trajectory line written and flushed). What the stages leave unexplained is
+`unattributed_ms`.
+
+Prefix cache. Each episode puts a short marker of its own at the start of the system message
+and of the first tool's description, so its first step finds nothing of its prompt in the
+server's prefix cache, as on a server just started, while its later steps share the prefix
+(system, tools, goal) with the step before. Time to first token (the first streamed chunk) is
+the prompt processing time plus one decoded token; `later_vs_first_ttft` compares later steps
+with first steps, and `cached_tokens` shows the cache at work where the server reports it
+(vLLM: `--enable-prompt-tokens-details`). A server that ignores `stream` still works: its
+steps have no time to first token.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import json
+import statistics
+import tempfile
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import Any, Literal, TypeVar
+
+import httpx
+from pydantic import BaseModel
+
+from agent import prompt
+from agent.actions import ActionError, LongPress, Swipe, Tap, TypeText, validate_call
+from agent.guards import Guards
+from agent.loop import RunSettings, run_episode
+from agent.model_client import (
+    ClientSettings,
+    DecisionRequest,
+    ModelCallError,
+    ModelClient,
+    ModelReply,
+)
+from agent.screen import Screen
+from agent.toolparse import parse_reply
+from agent.trajectory import StepRecord, TrajectoryWriter, read_trajectory
+from devices.base import Device
+from evals.bench import BenchInputError
+from simulator import Simulator
+from simulator.tasks import TASKS_BY_NAME
+
+TARGET_OVERHEAD_PCT = 2.0
+DEFAULT_TASK = "settings_wifi_on"
+DEFAULT_STEPS = 5
+
+T = TypeVar("T")
+Clock = Callable[[], float]
+ThinkingMode = Literal["off", "on"]
+
+
+class BenchStepError(RuntimeError):
+    """The benchmark could not run (the server failed a request): exit code 1."""
+
+
+# -- report ------------------------------------------------------------------------------------
+
+
+class StepTiming(BaseModel):
+    mode: ThinkingMode  # the run's thinking setting
+    thinking: bool  # this step's (the guards turn thinking on after a repeated action)
+    episode: int
+    step: int
+    first: bool  # the episode's first step: nothing of its prompt cached
+    call: str | None  # the tool the reply called, None when it had no usable call
+    prompt_tokens: int | None
+    cached_tokens: int | None  # prompt tokens the server took from its prefix cache, if told
+    completion_tokens: int | None
+    ttft_ms: float | None  # None where the server did not stream
+    model_ms: float
+    device_ms: float
+    overhead_ms: float
+    overhead_pct: float  # of the whole step
+    parse_ms: float
+    render_ms: float
+    reply_parse_ms: float
+    guards_ms: float
+    record_ms: float
+    # overhead minus the stages; a stage timed again runs once and cold, so this can dip
+    # slightly below zero
+    unattributed_ms: float
+
+
+class PhaseMedians(BaseModel):
+    steps: int
+    prompt_tokens: float | None
+    cached_tokens: float | None
+    ttft_ms: float | None
+    model_ms: float
+    device_ms: float
+    overhead_ms: float
+    overhead_pct: float
+
+
+class ModeReport(BaseModel):
+    thinking: ThinkingMode
+    episodes: int
+    stop_reasons: list[str]
+    first: PhaseMedians
+    later: PhaseMedians | None
+    later_vs_first_ttft: float | None
+
+
+class OverheadCheck(BaseModel):
+    median_pct: float
+    max_pct: float
+    target_pct: float
+    met: bool  # judged on the median step
+
+
+class StepReport(BaseModel):
+    base_url: str
+    model: str
+    task: str
+    goal: str
+    steps_per_mode: int
+    streamed: bool
+    steps: list[StepTiming]
+    modes: list[ModeReport]
+    later_vs_first_ttft: float | None  # median over all modes' later and first steps
+    overhead: OverheadCheck
+
+
+# -- proxies -----------------------------------------------------------------------------------
+
+
+@dataclass
+class Decision:
+    started: float
+    ended: float
+    first_token: float | None
+    reply: ModelReply
+    cached_tokens: int | None
+
+
+class StreamingPolicy:
+    """A Policy that streams chat completions and times each one.
+
+    Same request as the model client (messages, tools, tool choice, sampling, thinking switch,
+    token caps) with the episode marker added; one request per step, no continuation.
+    """
+
+    def __init__(
+        self, settings: ClientSettings, model: str, clock: Clock = time.perf_counter
+    ) -> None:
+        self.settings = settings
+        self.model = model
+        self.marker = ""
+        self.decisions: list[Decision] = []
+        self.failure: str | None = None  # why the last request failed, if it did
+        self._clock = clock
+        self._url = settings.base_url.rstrip("/") + "/chat/completions"
+        self._http = httpx.Client(
+            timeout=settings.timeout_s,
+            headers={"Authorization": f"Bearer {settings.api_key}"},
+        )
+
+    def close(self) -> None:
+        self._http.close()
+
+    def start_episode(self) -> None:
+        """A new marker (a cold prompt prefix) and a clean record of decisions."""
+        self.marker = uuid.uuid4().hex[:8]
+        self.decisions = []
+        self.failure = None
+
+    def decide(self, request: DecisionRequest) -> ModelReply:
+        try:
+            return self._decide(request)
+        except ModelCallError as exc:
+            self.failure = str(exc)
+            raise
+
+    def _decide(self, request: DecisionRequest) -> ModelReply:
+        # Model time starts here: building and sending the request belongs to it, as it does
+        # inside the model client (and the marker is the benchmark's, not the agent's, cost).
+        started = self._clock()
+        thinking = self.settings.thinking if request.thinking is None else request.thinking
+        body = {
+            "model": self.model,
+            "messages": _marked_messages(request.messages, self.marker),
+            "tools": _marked_tools(request.tools, self.marker),
+            "tool_choice": self.settings.tool_choice,
+            "temperature": self.settings.temperature,
+            "top_p": self.settings.top_p,
+            "max_tokens": self.settings.think_budget if thinking else self.settings.answer_tokens,
+            "stream": True,
+            "stream_options": {"include_usage": True},
+            "chat_template_kwargs": {"enable_thinking": thinking},
+        }
+        try:
+            with self._http.stream("POST", self._url, json=body) as response:
+                if response.status_code >= 400:
+                    response.read()
+                    raise ModelCallError(
+                        f"the model server refused the request: HTTP {response.status_code}: "
+                        f"{response.text.strip()[:200]}"
+                    )
+                if response.headers.get("content-type", "").startswith("text/event-stream"):
+                    stream = _StreamedReply(self._clock)
+                    for line in response.iter_lines():
+                        if not stream.feed(line):
+                            break
+                    first_token, payload = stream.first_token, stream.as_message()
+                else:
+                    first_token, payload = None, _message_payload(json.loads(response.read()))
+        except httpx.HTTPError as exc:
+            raise ModelCallError(
+                f"the model server at {self.settings.base_url} failed: {exc}"
+            ) from exc
+        reply = _reply(payload, thinking)
+        usage = payload.get("usage") or {}
+        cached = (usage.get("prompt_tokens_details") or {}).get("cached_tokens")
+        self.decisions.append(Decision(started, self._clock(), first_token, reply, cached))
+        return reply
+
+
+@dataclass
+class _StreamedReply:
+    """Chat-completion chunks (server-sent events) folded into one message."""
+
+    clock: Clock
+    first_token: float | None = None
+    content: list[str] = field(default_factory=list)
+    reasoning: list[str] = field(default_factory=list)
+    calls: dict[int, dict[str, str]] = field(default_factory=dict)
+    finish_reason: str | None = None
+    usage: dict[str, Any] | None = None
+    done: bool = False
+
+    def feed(self, line: str) -> bool:
+        """Take one line of the stream; False once the stream has said it is done."""
+        if self.done or not line.startswith("data:"):
+            return not self.done
+        data = line[len("data:") :].strip()
+        if data == "[DONE]":
+            self.done = True
+            return False
+        chunk = json.loads(data)
+        if self.first_token is None and chunk.get("choices"):
+            # vLLM sends its first chunk (the role) with the first generated token, before
+            # any reasoning or tool-call parser has seen enough to emit text
+            self.first_token = self.clock()
+        self.usage = chunk.get("usage") or self.usage
+        for choice in chunk.get("choices") or []:
+            delta = choice.get("delta") or {}
+            text = delta.get("content")
+            thought = delta.get("reasoning_content") or delta.get("reasoning")
+            fragments = delta.get("tool_calls") or []
+            self.content.append(text or "")
+            self.reasoning.append(thought or "")
+            for fragment in fragments:
+                call = self.calls.setdefault(
+                    int(fragment.get("index") or 0), {"id": "", "name": "", "arguments": ""}
+                )
+                call["id"] = fragment.get("id") or call["id"]
+                function = fragment.get("function") or {}
+                call["name"] += function.get("name") or ""
+                call["arguments"] += function.get("arguments") or ""
+            self.finish_reason = choice.get("finish_reason") or self.finish_reason
+        return True
+
+    def as_message(self) -> dict[str, Any]:
+        """The same shape as a non-streamed completion's message, plus usage."""
+        return {
+            "content": "".join(self.content) or None,
+            "reasoning": "".join(self.reasoning) or None,
+            "tool_calls": [
+                {
+                    "id": call["id"],
+                    "type": "function",
+                    "function": {"name": call["name"], "arguments": call["arguments"]},
+                }
+                for _, call in sorted(self.calls.items())
+            ],
+            "finish_reason": self.finish_reason,
+            "usage": self.usage,
+        }
+
+
+def _message_payload(completion: dict[str, Any]) -> dict[str, Any]:
+    choices = completion.get("choices") or [{}]
+    message = choices[0].get("message") or {}
+    return {
+        "content": message.get("content"),
+        # vLLM names the field `reasoning_content` (older) or `reasoning` (newer)
+        "reasoning": message.get("reasoning_content") or message.get("reasoning"),
+        "tool_calls": message.get("tool_calls") or [],
+        "finish_reason": choices[0].get("finish_reason"),
+        "usage": completion.get("usage"),
+    }
+
+
+def _reply(payload: dict[str, Any], thinking: bool) -> ModelReply:
+    usage = payload.get("usage") or {}
+    return ModelReply(
+        content=payload["content"],
+        reasoning=payload["reasoning"],
+        tool_calls=[
+            {
+                "id": call.get("id"),
+                "type": "function",
+                "function": {
+                    "name": (call.get("function") or {}).get("name"),
+                    "arguments": (call.get("function") or {}).get("arguments"),
+                },
+            }
+            for call in payload["tool_calls"]
+        ],
+        finish_reason=payload["finish_reason"],
+        prompt_tokens=usage.get("prompt_tokens"),
+        completion_tokens=usage.get("completion_tokens"),
+        thinking=thinking,
+    )
+
+
+def _marked_messages(messages: list[dict[str, str]], marker: str) -> list[dict[str, str]]:
+    marked = [dict(message) for message in messages]
+    if marker and marked and marked[0]["role"] == "system":
+        marked[0]["content"] = f"[{marker}] {marked[0]['content']}"
+    return marked
+
+
+def _marked_tools(tools: list[dict[str, Any]], marker: str) -> list[dict[str, Any]]:
+    marked = copy.deepcopy(tools)
+    if marker and marked:
+        function = marked[0]["function"]
+        function["description"] = f"[{marker}] {function.get('description', '')}"
+    return marked
+
+
+@dataclass
+class DeviceCall:
+    name: str
+    started: float
+    ended: float
+    xml: str | None = None  # what dump_xml returned
+
+
+class TimedDevice:
+    """The Device protocol around another device, timing every call."""
+
+    def __init__(self, device: Device, clock: Clock = time.perf_counter) -> None:
+        self._device = device
+        self._clock = clock
+        self.serial = device.serial
+        self.calls: list[DeviceCall] = []
+
+    @property
+    def state(self) -> Any:
+        """The wrapped device's state dict, where it has one (the simulator)."""
+        return getattr(self._device, "state", None)
+
+    def _timed(self, name: str, call: Callable[[], T]) -> T:
+        started = self._clock()
+        try:
+            return call()
+        finally:
+            self.calls.append(DeviceCall(name, started, self._clock()))
+
+    def dump_xml(self) -> str:
+        xml = self._timed("dump_xml", self._device.dump_xml)
+        self.calls[-1].xml = xml
+        return xml
+
+    def tap(self, x: int, y: int) -> None:
+        self._timed("tap", lambda: self._device.tap(x, y))
+
+    def long_press(self, x: int, y: int, duration_ms: int = 800) -> None:
+        self._timed("long_press", lambda: self._device.long_press(x, y, duration_ms))
+
+    def swipe(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 300) -> None:
+        self._timed("swipe", lambda: self._device.swipe(x1, y1, x2, y2, duration_ms))
+
+    def type_text(self, text: str) -> None:
+        self._timed("type_text", lambda: self._device.type_text(text))
+
+    def clear_text(self) -> None:
+        self._timed("clear_text", self._device.clear_text)
+
+    def press_key(self, key: str) -> None:
+        self._timed("press_key", lambda: self._device.press_key(key))
+
+    def open_app(self, name: str) -> str:
+        return self._timed("open_app", lambda: self._device.open_app(name))
+
+    def screen_size(self) -> tuple[int, int]:
+        return self._timed("screen_size", self._device.screen_size)
+
+    def foreground_app(self) -> str:
+        return self._timed("foreground_app", self._device.foreground_app)
+
+    def screenshot_png(self) -> bytes | None:
+        return self._timed("screenshot_png", self._device.screenshot_png)
+
+
+# -- one episode -------------------------------------------------------------------------------
+
+
+@dataclass
+class _Episode:
+    started: float
+    ended: float
+    stop_reason: str
+    decisions: list[Decision]
+    calls: list[DeviceCall]
+    records: list[StepRecord]
+
+
+def _play(
+    goal: str,
+    task_state: dict[str, Any],
+    policy: StreamingPolicy,
+    max_steps: int,
+    trajectory: Path,
+    clock: Clock,
+) -> _Episode:
+    policy.start_episode()
+    device = TimedDevice(Simulator(state=task_state), clock)
+    started = clock()
+    result = run_episode(goal, device, policy, RunSettings(max_steps=max_steps), trajectory)
+    ended = clock()
+    if policy.failure is not None:
+        raise BenchStepError(policy.failure)  # the server failed, not the model
+    records = [r for r in read_trajectory(trajectory) if isinstance(r, StepRecord)]
+    if not records:
+        raise BenchStepError(f"the episode ended before its first step: {result.detail}")
+    return _Episode(
+        started, ended, result.stop_reason, list(policy.decisions), device.calls, records
+    )
+
+
+def _elapsed_ms(run: Callable[[], object]) -> float:
+    started = time.perf_counter_ns()
+    run()
+    return (time.perf_counter_ns() - started) / 1e6
+
+
+def _timings(
+    episode: _Episode, number: int, goal: str, mode: ThinkingMode, scratch: Path
+) -> list[StepTiming]:
+    """Per step: model, device and overhead in the real run, then the overhead's stages."""
+    decisions, calls = episode.decisions, episode.calls
+    bounds = [episode.started, *(d.started for d in decisions[1:]), episode.ended]
+    guards = Guards(goal)
+    timings: list[StepTiming] = []
+    with TrajectoryWriter(scratch) as writer:
+        for k, (decision, record) in enumerate(zip(decisions, episode.records, strict=True)):
+            low, high = bounds[k], bounds[k + 1]
+            in_step = [c for c in calls if low <= c.started < high]
+            shown = [c.xml for c in calls if c.xml is not None and c.started < decision.started]
+            read_after = [
+                c.xml for c in in_step if c.xml is not None and c.started > decision.ended
+            ]
+            before = Screen.parse(shown[-1])
+            after = Screen.parse(read_after[-1]) if read_after else None
+            total_ms = (high - low) * 1e3
+            model_ms = (decision.ended - decision.started) * 1e3
+            device_ms = sum(c.ended - c.started for c in in_step) * 1e3
+            overhead_ms = total_ms - model_ms - device_ms
+            step_dumps = [c.xml for c in in_step if c.xml is not None]
+            stages = _stage_ms(goal, guards, writer, decision, record, step_dumps, before, after)
+            timings.append(
+                StepTiming(
+                    mode=mode,
+                    thinking=bool(decision.reply.thinking),
+                    episode=number,
+                    step=record.step,
+                    first=record.step == 1,
+                    call=record.call.name,
+                    prompt_tokens=decision.reply.prompt_tokens,
+                    cached_tokens=decision.cached_tokens,
+                    completion_tokens=decision.reply.completion_tokens,
+                    ttft_ms=_round(
+                        (decision.first_token - decision.started) * 1e3
+                        if decision.first_token is not None
+                        else None
+                    ),
+                    model_ms=round(model_ms, 3),
+                    device_ms=round(device_ms, 3),
+                    overhead_ms=round(overhead_ms, 3),
+                    overhead_pct=round(100 * overhead_ms / total_ms, 3),
+                    **{name: round(ms, 3) for name, ms in stages.items()},
+                    unattributed_ms=round(overhead_ms - sum(stages.values()), 3),
+                )
+            )
+    return timings
+
+
+def _stage_ms(
+    goal: str,
+    guards: Guards,
+    writer: TrajectoryWriter,
+    decision: Decision,
+    record: StepRecord,
+    dumps: list[str],
+    before: Screen,
+    after: Screen | None,
+) -> dict[str, float]:
+    """Each stage of our own code, run again on this step's inputs."""
+    reply = decision.reply
+    return {
+        "parse_ms": sum(_elapsed_ms(partial(Screen.parse, xml)) for xml in dumps),
+        "render_ms": _elapsed_ms(partial(prompt.user_turn, goal, [], [], before)),
+        "reply_parse_ms": _elapsed_ms(
+            partial(parse_reply, reply.content, reply.reasoning, reply.tool_calls)
+        ),
+        "guards_ms": _elapsed_ms(partial(_replay_guards, guards, record, before, after)),
+        "record_ms": _elapsed_ms(partial(writer.write, record)),
+    }
+
+
+def _replay_guards(
+    guards: Guards, record: StepRecord, before: Screen, after: Screen | None
+) -> None:
+    """What the loop asks of the guards for this step's call, on the same screens."""
+    call = record.call
+    try:
+        action = validate_call(call.name, call.arguments) if call.name else None
+    except ActionError:
+        action = None
+    if action is None:
+        guards.bad_call(call.error or "no tool call in the reply")
+        return
+    target = None
+    if isinstance(action, Tap | LongPress | TypeText | Swipe) and action.index is not None:
+        try:
+            target = before.element(action.index)
+        except LookupError as exc:
+            guards.bad_call(str(exc))
+            return
+    guards.review(action, target, before)
+    if record.result.executed and after is not None:
+        before.diff(after)
+        guards.observe(action, before, after)
+
+
+def _round(value: float | None) -> float | None:
+    return round(value, 3) if value is not None else None
+
+
+# -- the benchmark -----------------------------------------------------------------------------
+
+
+def run_step_bench(
+    settings: ClientSettings,
+    steps: int = DEFAULT_STEPS,
+    task_name: str = DEFAULT_TASK,
+    modes: tuple[ThinkingMode, ...] = ("off", "on"),
+    clock: Clock = time.perf_counter,
+    progress: Callable[[StepTiming], None] | None = None,
+) -> StepReport:
+    """`steps` decisions per thinking mode on the simulator task `task_name`."""
+    task = TASKS_BY_NAME.get(task_name)
+    if task is None:
+        raise BenchInputError(f"no simulator task {task_name!r}; e.g. {DEFAULT_TASK}")
+    if steps < 1:
+        raise BenchInputError("--steps must be at least 1")
+    client = ModelClient(settings)
+    try:
+        model = client.model_name()  # fails fast, in one line, when nothing serves
+    finally:
+        client.close()
+    goal = task.goal(0)
+    all_steps: list[StepTiming] = []
+    reports: list[ModeReport] = []
+    with tempfile.TemporaryDirectory() as scratch:
+        for mode in modes:
+            policy = StreamingPolicy(settings.model_copy(update={"thinking": mode == "on"}), model)
+            mode_steps: list[StepTiming] = []
+            stop_reasons: list[str] = []
+            try:
+                for number in itertools.count(1):
+                    remaining = steps - len(mode_steps)
+                    if remaining <= 0:
+                        break
+                    trajectory = Path(scratch) / f"{mode}-{number}.jsonl"
+                    episode = _play(
+                        goal, task.initial_state(0), policy, remaining, trajectory, clock
+                    )
+                    stop_reasons.append(episode.stop_reason)
+                    timings = _timings(
+                        episode, number, goal, mode, Path(scratch) / f"{mode}-{number}-replay.jsonl"
+                    )
+                    for timing in timings:
+                        if progress is not None:
+                            progress(timing)
+                    mode_steps.extend(timings)
+            finally:
+                policy.close()
+            reports.append(_mode_report(mode, stop_reasons, mode_steps))
+            all_steps.extend(mode_steps)
+    percents = [s.overhead_pct for s in all_steps]
+    median_pct = statistics.median(percents)
+    return StepReport(
+        base_url=settings.base_url,
+        model=model,
+        task=task.name,
+        goal=goal,
+        steps_per_mode=steps,
+        streamed=all(s.ttft_ms is not None for s in all_steps),
+        steps=all_steps,
+        modes=reports,
+        later_vs_first_ttft=_ttft_ratio(all_steps),
+        overhead=OverheadCheck(
+            median_pct=round(median_pct, 3),
+            max_pct=round(max(percents), 3),
+            target_pct=TARGET_OVERHEAD_PCT,
+            met=median_pct < TARGET_OVERHEAD_PCT,
+        ),
+    )
+
+
+def _mode_report(
+    mode: ThinkingMode, stop_reasons: list[str], steps: list[StepTiming]
+) -> ModeReport:
+    first = [s for s in steps if s.first]
+    later = [s for s in steps if not s.first]
+    return ModeReport(
+        thinking=mode,
+        episodes=len(stop_reasons),
+        stop_reasons=stop_reasons,
+        first=_medians(first),
+        later=_medians(later) if later else None,
+        later_vs_first_ttft=_ttft_ratio(steps),
+    )
+
+
+def _medians(steps: list[StepTiming]) -> PhaseMedians:
+    def median(values: list[float | int | None]) -> float | None:
+        present = [v for v in values if v is not None]
+        return round(statistics.median(present), 3) if present else None
+
+    def required(values: list[float]) -> float:
+        return round(statistics.median(values), 3)
+
+    return PhaseMedians(
+        steps=len(steps),
+        prompt_tokens=median([s.prompt_tokens for s in steps]),
+        cached_tokens=median([s.cached_tokens for s in steps]),
+        ttft_ms=median([s.ttft_ms for s in steps]),
+        model_ms=required([s.model_ms for s in steps]),
+        device_ms=required([s.device_ms for s in steps]),
+        overhead_ms=required([s.overhead_ms for s in steps]),
+        overhead_pct=required([s.overhead_pct for s in steps]),
+    )
+
+
+def _ttft_ratio(steps: list[StepTiming]) -> float | None:
+    first = [s.ttft_ms for s in steps if s.first and s.ttft_ms is not None]
+    later = [s.ttft_ms for s in steps if not s.first and s.ttft_ms is not None]
+    if not first or not later:
+        return None
+    return round(statistics.median(later) / statistics.median(first), 4)
+
+
+# -- text output -------------------------------------------------------------------------------
+
+
+def render_text(report: StepReport) -> str:
+    def cell(value: float | None, digits: int = 1) -> str:
+        return "-" if value is None else f"{value:.{digits}f}"
+
+    lines = [
+        f"{report.model} at {report.base_url}, task {report.task}: {report.goal}",
+        f"{'thinking':<8} {'steps':<6} {'n':>3} {'prompt tok':>10} {'cached':>7} {'TTFT ms':>9} "
+        f"{'model ms':>9} {'device ms':>9} {'ours ms':>8} {'ours %':>7}",
+    ]
+    for mode in report.modes:
+        for label, phase in (("first", mode.first), ("later", mode.later)):
+            if phase is None:
+                continue
+            lines.append(
+                f"{mode.thinking:<8} {label:<6} {phase.steps:>3} "
+                f"{cell(phase.prompt_tokens, 0):>10} {cell(phase.cached_tokens, 0):>7} "
+                f"{cell(phase.ttft_ms):>9} {phase.model_ms:>9.1f} {phase.device_ms:>9.2f} "
+                f"{phase.overhead_ms:>8.2f} {phase.overhead_pct:>7.3f}"
+            )
+    ratio = report.later_vs_first_ttft
+    lines.append(
+        "later steps' time to first token / first steps': "
+        + ("- (the server did not stream)" if ratio is None else f"{ratio:.3f}")
+    )
+    check = report.overhead
+    lines.append(
+        f"our overhead: median {check.median_pct:.3f}% of a step, max {check.max_pct:.3f}% "
+        f"(target < {check.target_pct:g}%: {'met' if check.met else 'NOT met'})"
+    )
+    stages = (
+        "parse_ms",
+        "render_ms",
+        "reply_parse_ms",
+        "guards_ms",
+        "record_ms",
+        "unattributed_ms",
+    )
+    medians = {
+        stage: statistics.median(getattr(s, stage) for s in report.steps) for stage in stages
+    }
+    lines.append(
+        "overhead by stage (median ms): "
+        + ", ".join(f"{stage.removesuffix('_ms')} {ms:.3f}" for stage, ms in medians.items())
+    )
+    return "\n".join(lines)

@@ -1,0 +1,327 @@
+"""`bench step`: model, device and our own time per decision, first and later steps."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+from agent.cli import main
+from agent.model_client import ClientSettings
+from evals.bench import step
+from tests.scripted_server import call, error, index_of, serve, tap, turns
+
+WIFI_PLAN = (call("open_app", name="Settings"), tap("Network & internet"), tap("Internet"))
+
+
+def test_every_step_is_split_into_model_device_and_our_own_stages() -> None:
+    with serve(turns(*WIFI_PLAN, *WIFI_PLAN)) as server:
+        report = step.run_step_bench(ClientSettings(base_url=server.base_url), steps=3)
+    assert (report.model, report.task, report.goal) == (
+        "scripted-model",
+        "settings_wifi_on",
+        "Turn on Wi-Fi.",
+    )
+    assert [(s.mode, s.episode, s.step, s.first) for s in report.steps] == [
+        ("off", 1, 1, True),
+        ("off", 1, 2, False),
+        ("off", 1, 3, False),
+        ("on", 1, 1, True),
+        ("on", 1, 2, False),
+        ("on", 1, 3, False),
+    ]
+    assert [s.call for s in report.steps] == ["open_app", "tap", "tap"] * 2
+    for timing in report.steps:
+        assert timing.model_ms > 0 and timing.device_ms > 0 and timing.overhead_ms > 0
+        assert timing.parse_ms > 0 and timing.render_ms > 0 and timing.record_ms > 0
+        assert 0 < timing.overhead_pct < 100
+        assert timing.prompt_tokens == 100  # what the server said it read
+        assert timing.ttft_ms is None  # the scripted server does not stream
+    assert not report.streamed and report.later_vs_first_ttft is None
+    assert [(m.thinking, m.first.steps, m.later.steps if m.later else 0) for m in report.modes] == [
+        ("off", 1, 2),
+        ("on", 1, 2),
+    ]
+    percents = [s.overhead_pct for s in report.steps]
+    assert report.overhead.max_pct == max(percents)
+    assert report.overhead.met == (report.overhead.median_pct < 2.0)
+    thinking = [r.thinking for r in server.chat_requests]
+    assert thinking == [False] * 3 + [True] * 3
+
+
+def test_each_episode_gets_its_own_cold_prompt_prefix() -> None:
+    with serve(turns(*WIFI_PLAN[:2], *WIFI_PLAN[:2])) as server:
+        step.run_step_bench(ClientSettings(base_url=server.base_url), steps=2, modes=("off", "on"))
+    heads = [
+        (
+            r.body["messages"][0]["content"].split("]")[0],
+            r.body["tools"][0]["function"]["description"].split("]")[0],
+        )
+        for r in server.chat_requests
+    ]
+    assert heads[0] == heads[1] and heads[2] == heads[3]  # shared within an episode
+    assert heads[1] != heads[2]  # not across episodes
+    assert all(system == tool for system, tool in heads)  # system message and tools marked
+
+
+def test_a_short_episode_is_followed_by_another_until_the_steps_are_collected() -> None:
+    done = call("task_complete", success=True)
+    with serve(turns(WIFI_PLAN[0], done, WIFI_PLAN[0], done)) as server:
+        report = step.run_step_bench(
+            ClientSettings(base_url=server.base_url), steps=3, modes=("off",)
+        )
+    assert [(s.episode, s.step) for s in report.steps] == [(1, 1), (1, 2), (2, 1)]
+    assert report.modes[0].episodes == 2
+    assert report.modes[0].stop_reasons[0] != "model_error"
+    assert len(server.chat_requests) == 3
+
+
+def test_a_server_failure_stops_the_benchmark_with_its_reason() -> None:
+    with (
+        serve(turns(WIFI_PLAN[0], error(500))) as server,
+        pytest.raises(step.BenchStepError, match="HTTP 500"),
+    ):
+        step.run_step_bench(ClientSettings(base_url=server.base_url), steps=3)
+
+
+# -- streaming -------------------------------------------------------------------------------
+
+
+def _sse(chunk: dict[str, Any]) -> str:
+    return f"data: {json.dumps(chunk)}"
+
+
+def test_stream_chunks_fold_into_one_reply_and_the_first_token_is_timed() -> None:
+    ticks = iter(range(100))
+    stream = step._StreamedReply(clock=lambda: float(next(ticks)))
+    lines = [
+        ": keep-alive",
+        _sse({"choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}}]}),
+        _sse({"choices": [{"index": 0, "delta": {"reasoning_content": "Wi-Fi is off"}}]}),
+        _sse(
+            {
+                "choices": [
+                    {
+                        "index": 0,
+                        "delta": {
+                            "tool_calls": [
+                                {
+                                    "index": 0,
+                                    "id": "c1",
+                                    "function": {"name": "tap", "arguments": ""},
+                                }
+                            ]
+                        },
+                    }
+                ]
+            }
+        ),
+        _sse(
+            {
+                "choices": [
+                    {
+                        "index": 0,
+                        "delta": {
+                            "tool_calls": [{"index": 0, "function": {"arguments": '{"index": 3}'}}]
+                        },
+                        "finish_reason": "tool_calls",
+                    }
+                ]
+            }
+        ),
+        _sse({"choices": [], "usage": {"prompt_tokens": 812, "completion_tokens": 9}}),
+        "data: [DONE]",
+        _sse({"choices": [{"index": 0, "delta": {"content": "after the end"}}]}),
+    ]
+    fed = [stream.feed(line) for line in lines]
+    assert fed == [True] * 6 + [False, False]  # nothing counts after [DONE]
+    assert stream.first_token == 0.0  # the role chunk, which vLLM sends with the first token
+    message = stream.as_message()
+    assert message["reasoning"] == "Wi-Fi is off" and message["content"] is None
+    assert message["tool_calls"] == [
+        {"id": "c1", "type": "function", "function": {"name": "tap", "arguments": '{"index": 3}'}}
+    ]
+    assert message["finish_reason"] == "tool_calls"
+    assert message["usage"] == {"prompt_tokens": 812, "completion_tokens": 9}
+
+
+class _CachingStreamServer:
+    """Streams chat completions like vLLM (the role chunk comes with the first token) and, like
+    a server with a prefix cache, makes that token wait in proportion to the prompt characters
+    it has not seen at the start of an earlier prompt."""
+
+    SECONDS_PER_CHAR = 2e-5
+
+    def __init__(self, reply: Callable[[dict[str, Any]], tuple[str, dict[str, Any]]]) -> None:
+        self.reply = reply
+        self.prompts: list[str] = []
+        self.lock = threading.Lock()
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        host, port = self.httpd.server_address[:2]
+        return f"http://{host!s}:{port}/v1"
+
+    def cached_chars(self, prompt: str) -> int:
+        with self.lock:
+            best = 0
+            for earlier in self.prompts:
+                shared = 0
+                for a, b in zip(earlier, prompt, strict=False):
+                    if a != b:
+                        break
+                    shared += 1
+                best = max(best, shared)
+            self.prompts.append(prompt)
+        return best
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, format: str, *args: Any) -> None:
+                """Quiet."""
+
+            def do_GET(self) -> None:
+                body = json.dumps({"object": "list", "data": [{"id": "streamer"}]}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def do_POST(self) -> None:
+                request = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                # tools first, then the messages: the order of the Spark chat template
+                prompt = json.dumps(request["tools"]) + json.dumps(request["messages"])
+                cached = server.cached_chars(prompt)
+                name, arguments = server.reply(request)
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.end_headers()
+                time.sleep((len(prompt) - cached) * server.SECONDS_PER_CHAR)
+                self._send({"choices": [{"index": 0, "delta": {"role": "assistant"}}]})
+                fragment = {"index": 0, "id": "c1", "function": {"name": name, "arguments": ""}}
+                self._send({"choices": [{"index": 0, "delta": {"tool_calls": [fragment]}}]})
+                rest = {"index": 0, "function": {"arguments": json.dumps(arguments)}}
+                self._send(
+                    {
+                        "choices": [
+                            {
+                                "index": 0,
+                                "delta": {"tool_calls": [rest]},
+                                "finish_reason": "tool_calls",
+                            }
+                        ]
+                    }
+                )
+                usage = {
+                    "prompt_tokens": len(prompt),
+                    "completion_tokens": 5,
+                    "prompt_tokens_details": {"cached_tokens": cached},
+                }
+                self._send({"choices": [], "usage": usage})
+                self.wfile.write(b"data: [DONE]\n\n")
+
+            def _send(self, chunk: dict[str, Any]) -> None:
+                self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+                self.wfile.flush()
+
+        return Handler
+
+    @contextmanager
+    def running(self) -> Iterator[_CachingStreamServer]:
+        self.thread.start()
+        try:
+            yield self
+        finally:
+            self.httpd.shutdown()
+            self.httpd.server_close()
+
+
+def test_streamed_steps_show_later_prompts_cheaper_than_the_first() -> None:
+    targets = iter([None, "Network & internet", "Internet"] * 2)
+
+    def reply(request: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        target = next(targets)
+        if target is None:
+            return "open_app", {"name": "Settings"}
+        return "tap", {"index": index_of(request, target)}
+
+    with _CachingStreamServer(reply).running() as server:
+        report = step.run_step_bench(ClientSettings(base_url=server.base_url), steps=3)
+    assert report.streamed and report.model == "streamer"
+    for timing in report.steps:
+        assert timing.ttft_ms is not None and 0 < timing.ttft_ms <= timing.model_ms
+    first = [s for s in report.steps if s.first]
+    later = [s for s in report.steps if not s.first]
+    assert max(s.cached_tokens or 0 for s in first) < min(s.cached_tokens or 0 for s in later)
+    assert report.later_vs_first_ttft is not None and report.later_vs_first_ttft < 0.8
+    assert all(m.later_vs_first_ttft is not None for m in report.modes)
+
+
+# -- the command -------------------------------------------------------------------------------
+
+
+def test_bench_step_prints_json(capsys: pytest.CaptureFixture[str]) -> None:
+    with serve(turns(*WIFI_PLAN[:2])) as server:
+        code = main(
+            [
+                "bench",
+                "step",
+                "--base-url",
+                server.base_url,
+                "--steps",
+                "2",
+                "--thinking",
+                "off",
+                "--json",
+            ]
+        )
+    captured = capsys.readouterr()
+    report = json.loads(captured.out)
+    assert code == 0
+    assert [s["step"] for s in report["steps"]] == [1, 2]
+    assert set(report["overhead"]) == {"median_pct", "max_pct", "target_pct", "met"}
+    assert report["overhead"]["target_pct"] == 2.0
+    assert "thinking off episode 1 step 2" in captured.err  # progress goes to stderr
+
+
+def test_bench_step_text_reports_the_target(capsys: pytest.CaptureFixture[str]) -> None:
+    with serve(turns(*WIFI_PLAN[:2])) as server:
+        code = main(
+            ["bench", "step", "--base-url", server.base_url, "--steps", "2", "--thinking", "off"]
+        )
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "our overhead: median" in out and "(target < 2%:" in out
+    assert "the server did not stream" in out
+
+
+@pytest.mark.parametrize(
+    ("arguments", "code", "message"),
+    [
+        (["--base-url", "http://127.0.0.1:9/v1"], 1, "no model server at http://127.0.0.1:9/v1"),
+        (["--task", "no_such_task"], 2, "no simulator task 'no_such_task'"),
+        (["--steps", "0"], 2, "--steps must be at least 1"),
+    ],
+)
+def test_bench_step_failures_are_one_line(
+    capsys: pytest.CaptureFixture[str], arguments: list[str], code: int, message: str
+) -> None:
+    assert main(["bench", "step", *arguments]) == code
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and message in err and err.count("\n") == 1
+
+
+def test_bench_needs_a_benchmark_name(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench"]) == 2
+    assert "BENCHMARK" in capsys.readouterr().err
