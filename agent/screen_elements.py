@@ -155,6 +155,11 @@ class _Walker:
             pending.controls.append(node)  # the row above names it, or it stands alone later
             return pending
         if node.clickable or node.long_clickable or node.checkable or node.editable:
+            if not _has_area(node.bounds):
+                # nothing to tap, but its text may name the row around it ("Charging 65%")
+                if own:
+                    pending.texts.insert(0, (own, node))
+                return pending
             self._control(node, own, pending, wraps_elements)
             return _Pending()
         if own:
