@@ -9,11 +9,31 @@ or clean, explained stops. Each one leaves a GuardNote (kind + reason) in the tr
   blocked; trying again stops the run (`undo_detected`).
 - repetition: the same action on the same screen again (which also catches A-B-A-B cycles),
   or a streak of actions that changed nothing, first escalates (a hint, thinking on for the
-  next step), and stops the run (`stuck`) the next time.
+  next step), and stops the run (`stuck`) the next time. One kind of repetition is deliberate
+  rather than a loop: the same tap again and again, with nothing run in between, on a control
+  that takes taps (clickable and enabled). Apps answer such taps with toasts and counters that
+  a uiautomator dump never shows ("tap Build number" unlocks developer options on the seventh
+  tap, with only a toast on the way), so an unchanged screen proves nothing there. Such a run
+  is allowed up to `max_tap_run` taps, or up to the count the goal states ("3 times", "twice")
+  when that is more; a stated count also allows that many of any other action in a row. A
+  run counts as one action that changed nothing. Anything else repeated on an unchanged screen
+  (a tap on a title, a key, a swipe, a back-and-forth cycle, a run past its bound) is handled
+  as a loop, as before.
 - risky actions: a target label or typed text with words like pay, delete, send or reset
   needs confirmation; without one the action is refused and the model is told.
 - bad calls: an unusable reply goes back to the model with the reason; a few in a row stop the
   run (`model_error`).
+
+Labels that change with state. A settings row is labelled with its title and summary joined by
+", " ("Dark theme, Will never turn on automatically"), and the summary often follows the
+switch ("... turn off automatically" once it is on). Goal subjects are therefore matched on the
+label's title, and the self-undo guard knows a switch by its role and title. Where the title
+ends is not marked: a title may hold ", " itself, so a goal subject may match any leading run of
+the label's comma-separated pieces, and a switch is known by the first piece, which stays put
+whatever the summary says.
+
+`PassThroughGuards` has the same methods and lets everything through, for measuring what the
+guards do (`RunSettings.guards=False`).
 """
 
 from __future__ import annotations
@@ -22,6 +42,7 @@ import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from agent.actions import Action, LongPress, Tap, TaskComplete, TypeText, Wait, tool_name
 from agent.prompt import describe_action
@@ -63,10 +84,15 @@ class GoalTarget:
     desired: bool
 
     def matches(self, element: Element) -> bool:
+        """Whether `element` is a checkable whose title names the subject."""
         if element.checked is None or not element.label:
             return False
-        words = [w for w in element.label.casefold().split() if w not in _LABEL_FILLERS]
-        return _normalize(" ".join(words)) == _normalize(self.subject)
+        subject = _normalize(self.subject)
+        for title in label_titles(element.label):
+            words = [w for w in title.casefold().split() if w not in _LABEL_FILLERS]
+            if _normalize(" ".join(words)) == subject:
+                return True
+        return False
 
     def find(self, screen: Screen) -> Element | None:
         """The matching element on screen; None when absent or ambiguous."""
@@ -130,6 +156,21 @@ def _normalize(text: str) -> str:
     return re.sub(r"[\W_]+", "", text.casefold())
 
 
+_PIECE_SEPARATOR = ", "  # how the screen model joins a row's title and summary
+
+
+def label_titles(label: str) -> list[str]:
+    """What the title of `label` may be, shortest first: every leading run of its ", "-joined
+    pieces ("Dark theme, Will never turn on automatically" -> "Dark theme", then the whole)."""
+    pieces = label.split(_PIECE_SEPARATOR)
+    return [_PIECE_SEPARATOR.join(pieces[:count]) for count in range(1, len(pieces) + 1)]
+
+
+def label_title(label: str) -> str:
+    """The part of `label` that a change of its summary leaves alone: its first piece."""
+    return label.split(_PIECE_SEPARATOR, 1)[0]
+
+
 # --- risky actions ----------------------------------------------------------------------------
 
 RISKY_WORDS = (
@@ -162,14 +203,66 @@ def risky_word(action: Action, target: Element | None) -> str | None:
     return None
 
 
+# --- deliberate repetition ---------------------------------------------------------------------
+
+DEFAULT_TAP_RUN = 7  # Build number, Android's best-known tap counter, needs seven taps
+_NUMBER_WORDS = {
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+}
+_TIMES_WORDS = {"once": 1, "twice": 2, "thrice": 3}
+_TIMES = rf"(?P<number>\d{{1,3}}|{'|'.join(_NUMBER_WORDS)})\s+times"
+_COUNT = re.compile(rf"\b(?:{_TIMES}|(?P<word>{'|'.join(_TIMES_WORDS)}))\b", re.IGNORECASE)
+
+
+def goal_count(goal: str) -> int | None:
+    """How many times the goal asks for something to be done ("7 times", "twice"), if it says;
+    the largest such count when it says several."""
+    counts = []
+    for found in _COUNT.finditer(goal):
+        if found["word"]:
+            counts.append(_TIMES_WORDS[found["word"].casefold()])
+        else:
+            number = found["number"].casefold()
+            counts.append(int(number) if number.isdigit() else _NUMBER_WORDS[number])
+    return max(counts, default=None)
+
+
+@dataclass(frozen=True)
+class _Run:
+    """The same action run again and again on one unchanged screen, nothing else in between."""
+
+    key: tuple[str, str]  # screen signature, action
+    length: int
+
+
 # --- the guard state machine ------------------------------------------------------------------
+
+
+class EpisodeGuards(Protocol):
+    """What the loop asks of its guards: `Guards`, or `PassThroughGuards` to measure them."""
+
+    def take_escalation(self) -> bool: ...
+
+    def bad_call(self, message: str) -> GuardDecision: ...
+
+    def review(self, action: Action, target: Element | None, screen: Screen) -> GuardDecision: ...
+
+    def observe(self, action: Action, before: Screen, after: Screen) -> GuardDecision: ...
 
 
 @dataclass
 class _Change:
     before: bool | None
     after: bool | None
-    label: str
 
 
 class Guards:
@@ -182,17 +275,21 @@ class Guards:
         confirm: Confirm | None = None,
         max_bad_calls: int = 3,
         max_no_op_streak: int = 3,
+        max_tap_run: int = DEFAULT_TAP_RUN,
         rules: Sequence[GoalRule] = GOAL_RULES,
     ) -> None:
         self.target = goal_target(goal, rules)
         self._confirm = confirm
         self._max_bad_calls = max_bad_calls
         self._max_no_op_streak = max_no_op_streak
+        self._max_tap_run = max_tap_run
+        self._goal_count = goal_count(goal)
         self._bad_calls = 0
         self._no_op_streak = 0
         self._escalated = False
         self._think_next = False
         self._attempted: set[tuple[str, str]] = set()
+        self._run: _Run | None = None
         self._agent_changes: dict[tuple[str, str], _Change] = {}
         self._undo_blocked = False
         self._claim_pushed_back = False
@@ -220,32 +317,44 @@ class Guards:
             return self._review_claim(action, screen)
         described = describe_action(action, screen)
         if isinstance(action, Tap) and target is not None and target.checked is not None:
-            flip = self._review_flip(target, described)
+            flip = self._review_flip(target, screen, described)
             if flip is not None:
                 return flip
+        notes: list[GuardNote] = []
         key = (screen.signature, _action_key(action))
         if key in self._attempted:
-            self._attempted.add(key)
-            return self._escalate_or_stop(
-                GuardNote(kind="repeat", reason=f"{described} again on the same screen"),
-                f"You already tried {described} on this same screen; it did not help. "
-                "Do something different, or call task_complete if the goal is reached.",
-                block=True,
+            in_a_row = self._run.length if self._run is not None and self._run.key == key else 0
+            deliberate = 0 < in_a_row < self._run_bound(action, target)
+            if not deliberate:
+                self._attempted.add(key)
+                return self._escalate_or_stop(
+                    GuardNote(kind="repeat", reason=f"{described} again on the same screen"),
+                    f"You already tried {described} on this same screen; it did not help. "
+                    "Do something different, or call task_complete if the goal is reached.",
+                    block=True,
+                )
+            notes.append(
+                GuardNote(
+                    kind="repeat",
+                    reason=f"{described} {in_a_row + 1} times in a row: allowed as deliberate",
+                )
             )
         self._attempted.add(key)
         word = risky_word(action, target)
-        if word is not None:
-            return self._review_risky(described, word)
-        return GuardDecision("allow")
+        decision = GuardDecision("allow") if word is None else self._review_risky(described, word)
+        decision.notes[:0] = notes
+        return decision
 
     def observe(self, action: Action, before: Screen, after: Screen) -> GuardDecision:
         """After running an action: record what it changed; maybe complete or escalate."""
         described = describe_action(action, before)
+        unchanged = before.signature == after.signature
+        self._run = self._extend_run(action, before) if unchanged else None
         changes = _switch_changes(before, after)
         for key, change in changes.items():
             original = self._agent_changes.get(key)
             self._agent_changes[key] = _Change(
-                original.before if original else change.before, change.after, change.label
+                original.before if original else change.before, change.after
             )
         if self.target is not None:
             now = self.target.find(after)
@@ -257,13 +366,25 @@ class Guards:
                 and was.checked != self.target.desired
             ):
                 state = self.target.state_words(now.checked)
+                title = label_title(now.label)
                 return GuardDecision(
                     "complete",
-                    [GuardNote(kind="goal_state", reason=f"{now.label} is now {state} as asked")],
+                    [GuardNote(kind="goal_state", reason=f"{title} is now {state} as asked")],
                 )
-        if before.signature != after.signature or isinstance(action, Wait):
+        if not unchanged or isinstance(action, Wait):
             self._no_op_streak = 0
             return GuardDecision("allow")
+        if self._run is not None and self._run.length > 1:
+            # a deliberate run that review allowed: the streak counted its first action already
+            times = self._run.length
+            return GuardDecision(
+                "allow",
+                [GuardNote(kind="no_op", reason=f"{described} changed nothing, {times} in a row")],
+                [
+                    f"{described} changed nothing visible, {times} times in a row. Go on only "
+                    "if the goal needs it repeated; otherwise do something else."
+                ],
+            )
         self._no_op_streak += 1
         note = GuardNote(kind="no_op", reason=f"{described} changed nothing on the screen")
         message = (
@@ -284,6 +405,19 @@ class Guards:
         )
         decision.notes.insert(0, note)
         return decision
+
+    def _run_bound(self, action: Action, target: Element | None) -> int:
+        """How many of `action` in a row, on an unchanged screen, count as deliberate."""
+        bound = self._goal_count or 1
+        if isinstance(action, Tap) and target is not None and target.clickable and target.enabled:
+            bound = max(bound, self._max_tap_run)
+        return bound
+
+    def _extend_run(self, action: Action, screen: Screen) -> _Run:
+        key = (screen.signature, _action_key(action))
+        if self._run is not None and self._run.key == key:
+            return _Run(key, self._run.length + 1)
+        return _Run(key, 1)
 
     def _review_claim(self, action: TaskComplete, screen: Screen) -> GuardDecision:
         shown = self.target.satisfied(screen) if self.target is not None else None
@@ -314,20 +448,29 @@ class Guards:
             return GuardDecision("complete", [note])
         return GuardDecision("complete")
 
-    def _review_flip(self, element: Element, described: str) -> GuardDecision | None:
+    def _review_flip(
+        self, element: Element, screen: Screen, described: str
+    ) -> GuardDecision | None:
         state = "on" if element.checked else "off"
+        title = label_title(element.label)
         if self.target is not None and self.target.matches(element):
             if element.checked == self.target.desired:
                 note = GuardNote(
                     kind="goal_state",
-                    reason=f"{element.label} is already {state} as asked; blocked {described}",
+                    reason=f"{title} is already {state} as asked; blocked {described}",
                 )
                 return GuardDecision("complete", [note])
             return None
-        change = self._agent_changes.get(_element_key(element))
-        if change is None or change.before == change.after or element.checked != change.after:
+        key = _element_key(element)
+        change = self._agent_changes.get(key)
+        if (
+            change is None
+            or change.before == change.after
+            or element.checked != change.after
+            or _checkables(screen).get(key) != element  # another switch with the same title
+        ):
             return None
-        reason = f"{described} would turn {element.label} back {'off' if element.checked else 'on'}"
+        reason = f"{described} would turn {title} back {'off' if element.checked else 'on'}"
         if self._undo_blocked:
             note = GuardNote(kind="self_undo", reason=reason + ", again")
             return GuardDecision("stop", [note], stop_reason="undo_detected")
@@ -336,7 +479,7 @@ class Guards:
             "block",
             [GuardNote(kind="self_undo", reason=reason + "; blocked")],
             [
-                f"Blocked: you turned {element.label} {state} yourself; {described} would undo "
+                f"Blocked: you turned {title} {state} yourself; {described} would undo "
                 "that. If the goal is reached, call task_complete."
             ],
         )
@@ -371,32 +514,57 @@ class Guards:
         return GuardDecision("block" if block else "allow", [note, escalation], [message])
 
 
+class PassThroughGuards:
+    """The guards switched off, to measure what they do: every parsed action runs, risky or not;
+    a `task_complete` ends the episode as the model says; an unusable reply is not run (there is
+    nothing to run) and the model is told why; nothing is ever blocked, escalated or stopped, so
+    only the budgets end an episode the model does not end itself."""
+
+    def take_escalation(self) -> bool:
+        return False
+
+    def bad_call(self, message: str) -> GuardDecision:
+        note = GuardNote(kind="bad_call", reason=message)
+        return GuardDecision("block", [note], [f"Your last reply was not run: {message}"])
+
+    def review(self, action: Action, target: Element | None, screen: Screen) -> GuardDecision:
+        if not isinstance(action, TaskComplete):
+            return GuardDecision("allow")
+        if action.success:
+            return GuardDecision("complete")
+        return GuardDecision("stop", stop_reason="infeasible")
+
+    def observe(self, action: Action, before: Screen, after: Screen) -> GuardDecision:
+        return GuardDecision("allow")
+
+
 def _action_key(action: Action) -> str:
     return tool_name(action) + json.dumps(action.model_dump(), sort_keys=True)
 
 
 def _element_key(element: Element) -> tuple[str, str]:
-    return element.role, _normalize(element.label)
+    return element.role, _normalize(label_title(element.label))
+
+
+def _checkables(screen: Screen) -> dict[tuple[str, str], Element]:
+    """Labelled checkable elements by key, leaving out keys that more than one of them has."""
+    seen: dict[tuple[str, str], Element] = {}
+    duplicates: set[tuple[str, str]] = set()
+    for element in screen.elements:
+        if element.checked is None or not element.label:
+            continue
+        key = _element_key(element)
+        if key in seen:
+            duplicates.add(key)
+        seen[key] = element
+    return {key: element for key, element in seen.items() if key not in duplicates}
 
 
 def _switch_changes(before: Screen, after: Screen) -> dict[tuple[str, str], _Change]:
     """Checkable elements present once on both screens whose checked state differs."""
-
-    def checkables(screen: Screen) -> dict[tuple[str, str], Element]:
-        seen: dict[tuple[str, str], Element] = {}
-        duplicates: set[tuple[str, str]] = set()
-        for element in screen.elements:
-            if element.checked is None or not element.label:
-                continue
-            key = _element_key(element)
-            if key in seen:
-                duplicates.add(key)
-            seen[key] = element
-        return {key: element for key, element in seen.items() if key not in duplicates}
-
-    old, new = checkables(before), checkables(after)
+    old, new = _checkables(before), _checkables(after)
     return {
-        key: _Change(old[key].checked, new[key].checked, new[key].label)
+        key: _Change(old[key].checked, new[key].checked)
         for key in old.keys() & new.keys()
         if old[key].checked != new[key].checked
     }

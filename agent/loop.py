@@ -1,14 +1,17 @@
 """The step loop: observe -> prompt -> decide -> parse -> guard -> execute -> record.
 
-One step is one decision of the policy. Every step is written to the trajectory as soon as it
-ends; the episode ends with one of the DESIGN §2.4 stop reasons, including on Ctrl-C.
+One step is one decision of the policy. `Stepper` is the agent's side of a step (prompt,
+decision, parsing, the guards' review, and the guards' reading of the effect), for any caller
+that owns a device and a trajectory. `run_episode` is the caller for a `Device`: every step is
+written to the trajectory as soon as it ends, and the episode ends with one of the DESIGN §2.4
+stop reasons, including on Ctrl-C.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -28,7 +31,14 @@ from agent.actions import (
     validate_call,
 )
 from agent.execute import Execution, execute
-from agent.guards import Confirm, GuardDecision, Guards
+from agent.guards import (
+    DEFAULT_TAP_RUN,
+    Confirm,
+    EpisodeGuards,
+    GuardDecision,
+    Guards,
+    PassThroughGuards,
+)
 from agent.model_client import DecisionRequest, ModelReply, Policy, PolicyError
 from agent.screen import Element, Screen, ScreenParseError
 from agent.toolparse import ParsedCall, parse_reply
@@ -50,12 +60,16 @@ from devices.base import Device, DeviceError, InputNotApplied
 
 __all__ = [
     "DecisionRequest",
+    "Effect",
     "EpisodeObserver",
     "EpisodeResult",
     "ModelReply",
     "Policy",
     "RunSettings",
+    "Stepper",
+    "Turn",
     "run_episode",
+    "screen_record",
 ]
 
 
@@ -67,8 +81,10 @@ class RunSettings(BaseModel):
     max_steps: int = Field(default=15, ge=1)
     time_budget_s: float | None = Field(default=None, gt=0)
     history_steps: int = Field(default=prompt.DEFAULT_HISTORY_STEPS, ge=0)
+    guards: bool = True  # False: every action runs unreviewed, to measure what the guards do
     max_bad_calls: int = Field(default=3, ge=1)  # unusable replies in a row
     max_no_op_streak: int = Field(default=3, ge=1)  # actions in a row that change nothing
+    max_tap_run: int = Field(default=DEFAULT_TAP_RUN, ge=1)  # same tap in a row, deliberately
     settle_s: float = Field(default=0.0, ge=0)  # pause after an action before reading the screen
 
 
@@ -95,6 +111,177 @@ class _SilentObserver:
 
     def step_finished(self, record: StepRecord) -> None:
         """Nothing to show."""
+
+
+# --- one step at a time -----------------------------------------------------------------------
+
+
+@dataclass
+class Turn:
+    """One decision: what the policy was shown and replied, the action it asked for and what
+    the guards made of it. The caller carries out `action_to_run`, if there is one."""
+
+    step: int
+    screen: Screen  # the screen the decision was made on
+    prompt: str  # the user turn
+    reply: ModelReply
+    call: CallRecord
+    action: Action | None  # None: the reply held no usable call
+    decision: GuardDecision  # a caller that observes the effect within the step merges it in
+    model_s: float = 0.0
+    failure: str | None = None  # the policy gave no reply at all (the decision stops the run)
+
+    @property
+    def action_to_run(self) -> Action | None:
+        """The action to carry out on the device: None when the reply held none, the guards
+        did not allow it, or it is `task_complete` (which ends the episode instead)."""
+        if self.decision.verdict != "allow" or isinstance(self.action, TaskComplete):
+            return None
+        return self.action
+
+    def record(self, result: ResultRecord, device_s: float = 0.0) -> StepRecord:
+        """The trajectory line of this step, once `result` is known."""
+        return StepRecord(
+            step=self.step,
+            screen=screen_record(self.screen),
+            prompt=self.prompt,
+            prompt_tokens=self.reply.prompt_tokens,
+            reply=self.reply,
+            call=self.call,
+            guard=GuardRecord(verdict=self.decision.verdict, notes=self.decision.notes),
+            result=result,
+            timings=Timings(model_s=round(self.model_s, 3), device_s=round(device_s, 3)),
+        )
+
+
+@dataclass
+class Effect:
+    """What a turn's action did, as the screen after it shows."""
+
+    changed: str  # one line for the history: "nothing changed" or the visible differences
+    no_op: bool  # the screen signature did not change
+    decision: GuardDecision  # the guards' reading of it (goal reached, no-op streak...)
+
+
+class Stepper:
+    """One episode's agent, one turn at a time, for a caller that owns the device and the
+    trajectory: `decide` on the current screen, carry out the turn's `action_to_run`, then
+    `observe` the screen after it (at once, or when the next state arrives). It keeps the
+    history, the notes for the model and the guards (`RunSettings.guards`) between turns.
+    `run_episode` is one such caller."""
+
+    def __init__(
+        self,
+        goal: str,
+        policy: Policy,
+        settings: RunSettings,
+        *,
+        confirm: Confirm | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.goal = goal
+        self.policy = policy
+        self.settings = settings
+        self.guards: EpisodeGuards = (
+            Guards(
+                goal,
+                confirm=confirm,
+                max_bad_calls=settings.max_bad_calls,
+                max_no_op_streak=settings.max_no_op_streak,
+                max_tap_run=settings.max_tap_run,
+            )
+            if settings.guards
+            else PassThroughGuards()
+        )
+        self.steps = 0  # turns that got a reply from the policy
+        self._clock = clock
+        self._history: list[prompt.StepSummary] = []
+        self._notes: list[str] = []
+
+    def decide(self, screen: Screen) -> Turn:
+        """Ask the policy what to do on `screen`, parse its reply and let the guards review it.
+
+        A policy that fails (PolicyError) gives a turn with `failure` set and a `model_error`
+        stop; it does not count as a step."""
+        number = self.steps + 1
+        user = prompt.user_turn(
+            self.goal, self._history, self._notes, screen, self.settings.history_steps
+        )
+        self._notes = []
+        request = DecisionRequest(
+            goal=self.goal,
+            step=number,
+            screen=screen,
+            messages=prompt.messages(user),
+            tools=tools_schema(),
+            thinking=True if self.guards.take_escalation() else None,
+        )
+        started = self._clock()
+        try:
+            reply = self.policy.decide(request)
+        except PolicyError as exc:
+            return Turn(
+                step=number,
+                screen=screen,
+                prompt=user,
+                reply=ModelReply(notes=[str(exc)]),
+                call=CallRecord(name=None, source="guard"),
+                action=None,
+                decision=GuardDecision("stop", stop_reason="model_error"),
+                failure=str(exc),
+            )
+        model_s = self._clock() - started
+        self.steps = number
+
+        parsed = parse_reply(reply.content, reply.reasoning, reply.tool_calls)
+        action, target, problem = _resolve(parsed, screen)
+        if action is None:
+            decision = self.guards.bad_call(problem)
+        else:
+            decision = self.guards.review(action, target, screen)
+            if parsed.dropped:
+                decision.notes.append(
+                    GuardNote(
+                        kind="extra_calls", reason=f"{len(parsed.dropped)} more call(s) not run"
+                    )
+                )
+                decision.feedback.append("Only your first tool call ran: send one call per reply.")
+        if decision.verdict == "block":
+            attempted = prompt.describe_action(action, screen) if action else "your reply"
+            reasons = "; ".join(note.reason for note in decision.notes) or "blocked"
+            self._history.append(prompt.StepSummary(number, attempted, f"not run: {reasons}"))
+        self._notes.extend(decision.feedback)
+        call = CallRecord(
+            name=parsed.name,
+            arguments=parsed.arguments,
+            source=parsed.source,
+            repairs=parsed.repairs,
+            error=parsed.error or problem or None,
+            dropped=len(parsed.dropped),
+        )
+        return Turn(number, screen, user, reply, call, action, decision, model_s)
+
+    def observe(self, turn: Turn, after: Screen) -> Effect:
+        """What the action of `turn`, carried out, changed: `after` is the screen it left."""
+        action = turn.action_to_run
+        if action is None:
+            raise ValueError(f"step {turn.step} ran no action to observe")
+        before = turn.screen
+        diff = before.diff(after)
+        changed = "nothing changed" if diff.is_empty() else diff.summary(max_items=3)
+        decision = self.guards.observe(action, before, after)
+        self._history.append(
+            prompt.StepSummary(turn.step, prompt.describe_action(action, before), changed)
+        )
+        self._notes.extend(decision.feedback)
+        return Effect(changed, before.signature == after.signature, decision)
+
+    def tell(self, message: str) -> None:
+        """A note the model reads with the next screen (e.g. why an action did not land)."""
+        self._notes.append(message)
+
+
+# --- a whole episode --------------------------------------------------------------------------
 
 
 @dataclass
@@ -137,17 +324,10 @@ def run_episode(
             )
         )
         episode = _Episode(
-            goal=goal,
+            stepper=Stepper(goal, policy, settings, confirm=confirm, clock=clock),
             device=device,
-            policy=policy,
             settings=settings,
             writer=writer,
-            guards=Guards(
-                goal,
-                confirm=confirm,
-                max_bad_calls=settings.max_bad_calls,
-                max_no_op_streak=settings.max_no_op_streak,
-            ),
             observer=observer or _SilentObserver(),
             clock=clock,
             sleep=sleep,
@@ -181,19 +361,15 @@ def run_episode(
 
 @dataclass
 class _Episode:
-    goal: str
+    stepper: Stepper
     device: Device
-    policy: Policy
     settings: RunSettings
     writer: TrajectoryWriter
-    guards: Guards
     observer: EpisodeObserver
     clock: Callable[[], float]
     sleep: Callable[[float], None]
     started: float
-    steps: int = 0
-    history: list[prompt.StepSummary] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
+    steps: int = 0  # steps written to the trajectory
 
     def run(self) -> _Stop:
         try:
@@ -201,58 +377,26 @@ class _Episode:
         except DeviceError as exc:
             return _Stop("device_error", str(exc))
         budget = self.settings.time_budget_s
-        for number in range(1, self.settings.max_steps + 1):
+        for _ in range(self.settings.max_steps):
             if budget is not None and self.clock() - self.started >= budget:
                 return _Stop("step_budget", f"time budget of {budget:g} s used up")
-            stop, screen = self._step(number, screen)
+            stop, screen = self._step(screen)
             if stop is not None:
                 return stop
         return _Stop("step_budget", f"{self.settings.max_steps} steps without finishing")
 
-    def _step(self, number: int, screen: Screen) -> tuple[_Stop | None, Screen]:
-        user = prompt.user_turn(
-            self.goal, self.history, self.notes, screen, self.settings.history_steps
-        )
-        self.notes = []
-        request = DecisionRequest(
-            goal=self.goal,
-            step=number,
-            screen=screen,
-            messages=prompt.messages(user),
-            tools=tools_schema(),
-            thinking=True if self.guards.take_escalation() else None,
-        )
-        self.observer.step_started(number, self.settings.max_steps)
-        decision_started = self.clock()
-        try:
-            reply = self.policy.decide(request)
-        except PolicyError as exc:
-            return _Stop("model_error", str(exc)), screen
-        model_s = self.clock() - decision_started
-
-        parsed = parse_reply(reply.content, reply.reasoning, reply.tool_calls)
-        action, target, problem = _resolve(parsed, screen)
-        if action is None:
-            decision = self.guards.bad_call(problem or "no tool call in the reply")
-        else:
-            decision = self.guards.review(action, target, screen)
-            if parsed.dropped:
-                decision.notes.append(
-                    GuardNote(
-                        kind="extra_calls", reason=f"{len(parsed.dropped)} more call(s) not run"
-                    )
-                )
-                decision.feedback.append("Only your first tool call ran: send one call per reply.")
+    def _step(self, screen: Screen) -> tuple[_Stop | None, Screen]:
+        self.observer.step_started(self.stepper.steps + 1, self.settings.max_steps)
+        turn = self.stepper.decide(screen)
+        if turn.failure is not None:
+            return _Stop("model_error", turn.failure), screen
 
         result = ResultRecord(executed=False)
         device_s = 0.0
         after = screen
         stop: _Stop | None = None
-        if (
-            action is not None
-            and decision.verdict == "allow"
-            and not isinstance(action, TaskComplete)
-        ):
+        action = turn.action_to_run
+        if action is not None:
             device_started = self.clock()
             input_error: str | None = None
             try:
@@ -261,7 +405,7 @@ class _Episode:
                 except InputNotApplied as exc:
                     # the phone is fine, the input just did not land: the model may retry
                     execution, input_error = Execution(), str(exc)
-                    decision.feedback.append(f"{prompt.describe_action(action, screen)}: {exc}")
+                    self.stepper.tell(f"{prompt.describe_action(action, screen)}: {exc}")
                 if self.settings.settle_s:
                     self.sleep(self.settings.settle_s)
                 after = self._observe()
@@ -269,50 +413,23 @@ class _Episode:
                 result = ResultRecord(executed=True, error=str(exc))
                 stop = _Stop("device_error", str(exc))
             else:
-                diff = screen.diff(after)
-                changed = "nothing changed" if diff.is_empty() else diff.summary(max_items=3)
+                effect = self.stepper.observe(turn, after)
                 result = ResultRecord(
                     executed=True,
                     device_calls=execution.device_calls,
                     error=input_error,
-                    changed=changed,
-                    no_op=screen.signature == after.signature,
+                    changed=effect.changed,
+                    no_op=effect.no_op,
                     app=after.app,
                 )
-                outcome = self.guards.observe(action, screen, after)
-                decision = _merge(decision, outcome)
-                self.history.append(
-                    prompt.StepSummary(number, prompt.describe_action(action, screen), changed)
-                )
+                turn.decision = _merge(turn.decision, effect.decision)
             device_s = self.clock() - device_started
-        elif decision.verdict == "block":
-            attempted = prompt.describe_action(action, screen) if action else "your reply"
-            reasons = "; ".join(note.reason for note in decision.notes) or "blocked"
-            self.history.append(prompt.StepSummary(number, attempted, f"not run: {reasons}"))
-        self.notes.extend(decision.feedback)
 
-        self.steps = number
-        record = StepRecord(
-            step=number,
-            screen=_screen_record(screen),
-            prompt=user,
-            prompt_tokens=reply.prompt_tokens,
-            reply=reply,
-            call=CallRecord(
-                name=parsed.name,
-                arguments=parsed.arguments,
-                source=parsed.source,
-                repairs=parsed.repairs,
-                error=parsed.error or problem or None,
-                dropped=len(parsed.dropped),
-            ),
-            guard=GuardRecord(verdict=decision.verdict, notes=decision.notes),
-            result=result,
-            timings=Timings(model_s=round(model_s, 3), device_s=round(device_s, 3)),
-        )
+        self.steps = turn.step
+        record = turn.record(result, device_s)
         self.writer.write(record)
         self.observer.step_finished(record)
-        return stop or _stop_for(decision, action), after
+        return stop or _stop_for(turn.decision, turn.action), after
 
     def _observe(self) -> Screen:
         """A fresh screen; a dump that does not parse is taken again once."""
@@ -326,7 +443,7 @@ class _Episode:
 
 
 def _resolve(parsed: ParsedCall, screen: Screen) -> tuple[Action | None, Element | None, str]:
-    """The action and its target element, or the reason the call cannot run."""
+    """The action and its target element, or the reason the call cannot run (never empty)."""
     if parsed.name is None:
         return None, None, parsed.error or "no tool call in the reply"
     try:
@@ -365,7 +482,8 @@ def _stop_for(decision: GuardDecision, action: Action | None) -> _Stop | None:
     return None
 
 
-def _screen_record(screen: Screen) -> ScreenRecord:
+def screen_record(screen: Screen) -> ScreenRecord:
+    """A screen as a trajectory step records it: what the model was shown, and its elements."""
     return ScreenRecord(
         signature=screen.signature,
         app=screen.app,

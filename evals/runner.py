@@ -12,8 +12,8 @@ the loop's guards rightly stop a model that repeats an action on an unchanged sc
 plan like "tap Build number seven times" must do.
 
 Runs go through a thread pool: `parallel` independent simulators against one model server,
-whose continuous batching serves their requests together. Guarded and unguarded runs never
-overlap (see `evals.unguarded`).
+whose continuous batching serves their requests together. Guarded and unguarded runs share the
+pool: each episode carries its own guard setting (`RunSettings.guards`).
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
-from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -55,7 +54,6 @@ from evals.faulty import FaultyPolicy
 from evals.oracle import OracleError, resolve, tool_call
 from evals.policies import PolicySpec, Recordings, ReplayPolicy, WatchedPolicy
 from evals.results import EpisodeOutcome, ResultStore, run_id
-from evals.unguarded import guards_switched_off
 from simulator import FaultConfig, Simulator
 from simulator.tasks import TASKS, Task
 
@@ -249,7 +247,7 @@ class Runner:
             goal,
             sim,
             policy,
-            RunSettings(max_steps=self._budget(run.task)),
+            RunSettings(max_steps=self._budget(run.task), guards=run.guards),
             path,
             confirm=goal_confirmation(goal),
             observer=stats,
@@ -435,25 +433,19 @@ def run_suite(
         if on_outcome is not None:
             on_outcome(outcome)
 
-    for guarded in (True, False):
-        phase = [run for run in pending if run.guards == guarded]
-        if not phase:
-            continue
-        switch: AbstractContextManager[None] = nullcontext() if guarded else guards_switched_off()
-        with switch:
-            _run_phase(phase, runner, max(1, parallel), record)
+    _run_all(pending, runner, max(1, parallel), record)
     done = {**finished, **fresh}
     return [done[run.id] for run in runs if run.id in done]
 
 
-def _run_phase(
-    phase: Sequence[Run],
+def _run_all(
+    runs: Sequence[Run],
     runner: Runner,
     parallel: int,
     record: Callable[[EpisodeOutcome], None],
 ) -> None:
     with ThreadPoolExecutor(max_workers=parallel, thread_name_prefix="eval") as pool:
-        futures = [pool.submit(runner.run, run) for run in phase]
+        futures = [pool.submit(runner.run, run) for run in runs]
         consumed: set[Future[EpisodeOutcome]] = set()
         try:
             for future in as_completed(futures):

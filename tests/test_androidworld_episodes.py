@@ -15,8 +15,9 @@ from typing import Any
 import pytest
 
 from agent.actions import Action, OpenApp, PressKey, Swipe, Tap, TaskComplete, Wait
+from agent.loop import RunSettings
 from agent.model_client import DecisionRequest, ModelReply
-from agent.trajectory import EndRecord, StepRecord, read_trajectory
+from agent.trajectory import EndRecord, EpisodeRecord, StepRecord, read_trajectory
 from evals.androidworld.convert import screen_from_aw
 from evals.androidworld.step import AgentStepper
 from evals.oracle import tool_call
@@ -237,6 +238,50 @@ def test_repeating_a_dead_action_stops_as_infeasible_status(tmp_path: Path) -> N
     assert env.actions[-1] == {"action_type": "status", "goal_status": "infeasible"}
     end = read_trajectory(tmp_path / "episode-001.jsonl")[-1]
     assert isinstance(end, EndRecord) and end.stop_reason == "stuck"
+
+
+@pytest.mark.parametrize("guards", [True, False])
+def test_guards_switch_on_or_off_in_the_harness_too(tmp_path: Path, guards: bool) -> None:
+    env = RecordedEnv(load("turn_on_wifi.json"))
+    model = ScriptedModel(
+        act(OpenAppSettings),
+        tap("Network & internet"),
+        tap("Internet"),
+        tap("Wi-Fi"),
+        act(TaskComplete()),
+    )
+    stepper = AgentStepper(model, tmp_path, settings=RunSettings(guards=guards))
+    assert run_harness_episode(env, stepper, max_steps=10) is True
+    assert env.actions[-1] == {"action_type": "status", "goal_status": "complete"}
+    # only the guards see the goal state reached and say done without asking the model again
+    assert len(model.requests) == (4 if guards else 5)
+    episode = read_trajectory(tmp_path / "episode-001.jsonl")[0]
+    assert isinstance(episode, EpisodeRecord) and episode.settings["run"]["guards"] is guards
+    # the harness's own switch (`--guards on|off`) overrides the settings it is given
+    assert (
+        AgentStepper(model, tmp_path, settings=RunSettings(), guards=guards).settings.guards
+        is guards
+    )
+
+
+def test_extra_calls_in_one_reply_are_dropped_and_the_model_told(tmp_path: Path) -> None:
+    env = RecordedEnv(load("turn_on_wifi.json"))
+
+    class TwoCalls(ScriptedModel):
+        def decide(self, request: DecisionRequest) -> ModelReply:
+            reply = super().decide(request)
+            return reply.model_copy(update={"tool_calls": reply.tool_calls * 2})
+
+    model = TwoCalls(act(OpenAppSettings), tap("Network & internet"))
+    stepper = AgentStepper(model, tmp_path)
+    goal = env.recording["goal"]
+    first = stepper.step(
+        goal, screen_from_aw(env.get_state(), env.logical_screen_size), env.execute_action
+    )
+    assert first.data["guard_notes"] == ["extra_calls: 1 more call(s) not run"]
+    assert [a["action_type"] for a in env.actions] == ["open_app"]  # one action, not two
+    stepper.step(goal, screen_from_aw(env.get_state(), env.logical_screen_size), env.execute_action)
+    assert "Only your first tool call ran" in model.requests[1].messages[-1]["content"]
 
 
 def test_the_agent_class_sends_real_shaped_json_actions(

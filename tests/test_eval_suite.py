@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 
 import pytest
 
-from agent.actions import validate_call
+from agent.actions import Tap, validate_call
 from agent.cli import main
+from agent.model_client import DecisionRequest, ModelReply
 from agent.screen import Screen
 from agent.toolparse import parse_reply
 from evals.faulty import BROKEN_FORMATS
-from evals.oracle import resolve
+from evals.oracle import resolve, tool_call
 from evals.policies import PolicySpec, parse_policy
 from evals.results import EpisodeOutcome, ResultStore
 from evals.runner import EvalSettings, Runner, goal_confirmation, plan_runs, run_suite, select_tasks
@@ -51,6 +53,34 @@ def test_faulty_policies_with_guards_both_ways_give_the_guard_effect(
     assert len(report["configurations"]) == 12 and len(report["results"]) == 12
     printed = capsys.readouterr().out
     assert "| faulty:undo-after-success | 1 | 0 → 1 | 1 → 0 |" in printed
+
+
+def test_guarded_and_unguarded_runs_play_at_the_same_time(tmp_path: Path) -> None:
+    both_started = threading.Barrier(2, timeout=5)
+
+    class Rendezvous:
+        """Waits for the other episode before deciding, then taps the home screen's title."""
+
+        def decide(self, request: DecisionRequest) -> ModelReply:
+            if request.step == 1:
+                both_started.wait()
+            return ModelReply(tool_calls=[tool_call(Tap(index=2), f"c{request.step}")])
+
+    runs = plan_runs(select_tasks("settings_wifi_on"), 1, [PolicySpec(kind="llm")], [True, False])
+    runner = Runner(tmp_path, EvalSettings(max_steps=4), model=Rendezvous())
+    outcomes = run_suite(runs, runner, ResultStore(tmp_path / "results.jsonl"), parallel=2)
+    assert [(o.guards, o.stop_reason, o.steps, o.error) for o in outcomes] == [
+        (True, "stuck", 3, None),
+        (False, "step_budget", 4, None),
+    ]
+
+
+def test_tapping_build_number_seven_times_succeeds_with_the_guards_on(tmp_path: Path) -> None:
+    report = eval_json(
+        tmp_path, "--policy", "faulty:format-breaks", "--guards", "both",
+        "--tasks", "*developer*",
+    )  # fmt: skip
+    assert [(r["guards"], r["success"]) for r in report["results"]] == [(True, True), (False, True)]
 
 
 def test_every_plan_step_survives_every_broken_format() -> None:

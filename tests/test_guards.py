@@ -2,13 +2,24 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from agent.actions import PressKey, Tap, TaskComplete, TypeText, Wait
-from agent.guards import GoalTarget, Guards, goal_target, risky_word
-from agent.screen import Screen
+from agent.guards import (
+    GoalTarget,
+    Guards,
+    PassThroughGuards,
+    goal_count,
+    goal_target,
+    label_title,
+    label_titles,
+    risky_word,
+)
+from agent.screen import Element, Screen
 from tests.fake_device import FakePhone
 
 
@@ -18,8 +29,25 @@ def screen_of(page: str = "settings", **state: bool) -> Screen:
     return Screen.parse(phone.dump_xml())
 
 
-def element(screen: Screen, label: str):
+def element(screen: Screen, label: str) -> Element:
     return next(e for e in screen.elements if e.label == label)
+
+
+def with_rows(screen: Screen, rows: dict[str, tuple[str, bool]]) -> Screen:
+    """`screen` with the rows labelled as the keys relabelled and set on/off as the values."""
+    elements = [
+        e.model_copy(update={"label": rows[e.label][0], "checked": rows[e.label][1]})
+        if e.label in rows
+        else e
+        for e in screen.elements
+    ]
+    return Screen(
+        screen.app, screen.keyboard, screen.width, screen.height, screen.rotation, elements
+    )
+
+
+DARK_OFF = ("Dark theme, Will never turn on automatically", False)
+DARK_ON = ("Dark theme, Will never turn off automatically", True)
 
 
 @pytest.mark.parametrize(
@@ -213,3 +241,201 @@ def test_a_good_call_resets_the_bad_call_count() -> None:
     guards.bad_call("no tool call in the reply")
     guards.review(Tap(index=4), element(screen, "Battery"), screen)
     assert guards.bad_call("no tool call in the reply").verdict == "block"
+
+
+# --- labels that change with state ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("label", "titles"),
+    [
+        ("Wi-Fi", ["Wi-Fi"]),
+        ("Dark theme, Will never turn on automatically", ["Dark theme", DARK_OFF[0]]),
+        ("Hello, world, Off", ["Hello", "Hello, world", "Hello, world, Off"]),
+    ],
+)
+def test_a_label_title_is_a_leading_run_of_its_pieces(label: str, titles: list[str]) -> None:
+    assert label_titles(label) == titles
+    assert label_title(label) == titles[0]
+
+
+@given(st.lists(st.text(min_size=1).filter(lambda t: ", " not in t), min_size=1, max_size=5))
+def test_every_title_is_a_prefix_and_the_first_piece_comes_first(pieces: list[str]) -> None:
+    label = ", ".join(pieces)
+    titles = label_titles(label)
+    assert titles[0] == label_title(label) == pieces[0] and titles[-1] == label
+    assert all(label.startswith(title) for title in titles)
+
+
+def test_goal_subjects_match_a_row_whose_summary_follows_its_switch() -> None:
+    network = screen_of("network")
+    before = with_rows(network, {"Wi-Fi": DARK_OFF})
+    after = with_rows(network, {"Wi-Fi": DARK_ON})
+    guards = Guards("Turn on dark theme")
+    assert guards.review(Tap(index=3), element(before, DARK_OFF[0]), before).verdict == "allow"
+    reached = guards.observe(Tap(index=3), before, after)
+    assert reached.verdict == "complete"
+    assert reached.notes[0].reason == "Dark theme is now on as asked"
+    undo = Guards("Turn on dark theme").review(Tap(index=3), element(after, DARK_ON[0]), after)
+    assert undo.verdict == "complete"
+    assert undo.notes[0].reason.startswith("Dark theme is already on as asked")
+    pushed_back = Guards("Turn on dark theme").review(TaskComplete(), None, before)
+    assert pushed_back.verdict == "block"  # a false claim is caught on such rows too
+
+
+def test_titles_holding_commas_and_later_pieces() -> None:
+    switch = element(screen_of("network"), "Wi-Fi")
+    titled = switch.model_copy(update={"label": "Hello, world, Off"})
+    assert GoalTarget("hello world", True).matches(titled)  # the title itself holds ", "
+    assert GoalTarget("hello", True).matches(titled)
+    network_row = switch.model_copy(update={"label": "Network & internet, Mobile, Wi-Fi"})
+    assert not GoalTarget("Wi-Fi", True).matches(network_row)  # named after the title only
+
+
+def test_quick_settings_tiles_are_matched_by_title(corpus_dir: Path) -> None:
+    dump = corpus_dir / "010_systemui_quick_settings_pixel.xml"
+    tiles = Screen.parse(dump.read_bytes())
+    flashlight = Guards("Turn on the flashlight").target
+    assert flashlight is not None and flashlight.satisfied(tiles) is False
+    bluetooth = Guards("Make sure Bluetooth is on").target
+    assert bluetooth is not None and bluetooth.satisfied(tiles) is True
+
+
+def test_self_undo_knows_a_switch_by_title_when_its_summary_changes() -> None:
+    guards = Guards("Open the display page and enable dark theme")  # no rule: the undo guard acts
+    network = screen_of("network")
+    before = with_rows(network, {"Wi-Fi": DARK_OFF})
+    after = with_rows(network, {"Wi-Fi": DARK_ON})
+    guards.review(Tap(index=3), element(before, DARK_OFF[0]), before)
+    guards.observe(Tap(index=3), before, after)
+    undo = guards.review(Tap(index=3), element(after, DARK_ON[0]), after)
+    assert undo.verdict == "block" and undo.notes[0].kind == "self_undo"
+    assert undo.notes[0].reason == (
+        'tap [3] "Dark theme, Will never turn off automat…" would turn Dark theme back off; blocked'
+    )
+
+
+def test_self_undo_stands_aside_when_two_switches_share_the_title() -> None:
+    guards = Guards("Open the display page and enable dark theme")
+    network = screen_of("network")
+    before = with_rows(network, {"Wi-Fi": DARK_OFF})
+    after = with_rows(network, {"Wi-Fi": DARK_ON})
+    guards.review(Tap(index=3), element(before, DARK_OFF[0]), before)
+    guards.observe(Tap(index=3), before, after)
+    twins = with_rows(after, {"Airplane mode": ("Dark theme, Scheduled", True)})
+    assert guards.review(Tap(index=3), element(twins, DARK_ON[0]), twins).verdict == "allow"
+
+
+# --- deliberate repetition --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("goal", "count"),
+    [
+        ("Tap Build number 7 times", 7),
+        ("Press back twice.", 2),
+        ("Swipe up three times, then open Chrome", 3),
+        ("Tap it once and then 4 times", 4),
+        ("Turn on Wi-Fi", None),
+        ("Open settings 1234 times", None),  # no such count: the step budget is far smaller
+    ],
+)
+def test_goal_counts(goal: str, count: int | None) -> None:
+    assert goal_count(goal) == count
+
+
+@given(st.text(max_size=80))
+def test_goal_counts_never_fail_on_arbitrary_text(goal: str) -> None:
+    count = goal_count(goal)
+    assert count is None or 0 <= count <= 999
+
+
+def tap_in_a_row(guards: Guards, screen: Screen, label: str, times: int) -> list[list[str]]:
+    """Review and run the same tap `times` times on an unchanged screen; the note kinds."""
+    target = element(screen, label)
+    kinds: list[list[str]] = []
+    for _ in range(times):
+        review = guards.review(Tap(index=target.index), target, screen)
+        assert review.verdict == "allow", review.notes
+        effect = guards.observe(Tap(index=target.index), screen, screen)
+        kinds.append([note.kind for note in review.notes + effect.notes])
+    return kinds
+
+
+def test_the_same_tap_in_a_row_on_a_control_is_deliberate_up_to_the_bound() -> None:
+    guards = Guards("Unlock the hidden menu", max_tap_run=4, max_no_op_streak=2)
+    screen = screen_of()
+    kinds = tap_in_a_row(guards, screen, "Battery", 4)
+    # a run is one action that changed nothing: the streak of two never escalates
+    assert kinds == [["no_op"]] + [["repeat", "no_op"]] * 3
+    fifth = guards.review(Tap(index=4), element(screen, "Battery"), screen)
+    assert fifth.verdict == "block"
+    assert [note.kind for note in fifth.notes] == ["repeat", "escalation"]
+    last = guards.review(Tap(index=4), element(screen, "Battery"), screen)
+    assert (last.verdict, last.stop_reason) == ("stop", "stuck")
+
+
+def test_a_deliberate_run_tells_the_model_what_it_sees() -> None:
+    guards = Guards("Unlock the hidden menu")
+    screen = screen_of()
+    battery = element(screen, "Battery")
+    guards.review(Tap(index=4), battery, screen)
+    guards.observe(Tap(index=4), screen, screen)
+    again = guards.review(Tap(index=4), battery, screen)
+    assert again.notes[0].reason == 'tap [4] "Battery" 2 times in a row: allowed as deliberate'
+    effect = guards.observe(Tap(index=4), screen, screen)
+    assert effect.feedback[0].startswith('tap [4] "Battery" changed nothing visible, 2 times')
+
+
+def test_repeating_a_tap_on_text_that_takes_no_taps_is_a_loop_at_once() -> None:
+    guards = Guards("Unlock the hidden menu")
+    screen = screen_of()
+    title = element(screen, "Settings")
+    assert not title.clickable
+    guards.review(Tap(index=1), title, screen)
+    guards.observe(Tap(index=1), screen, screen)
+    assert guards.review(Tap(index=1), title, screen).verdict == "block"
+
+
+def test_a_run_broken_by_another_action_is_a_loop() -> None:
+    guards = Guards("Unlock the hidden menu")
+    screen = screen_of()
+    battery = element(screen, "Battery")
+    for action, target in ((Tap(index=4), battery), (PressKey(key="enter"), None)):
+        guards.review(action, target, screen)
+        guards.observe(action, screen, screen)
+    assert guards.review(Tap(index=4), battery, screen).verdict == "block"
+
+
+def test_a_count_in_the_goal_allows_that_many_of_any_action() -> None:
+    guards = Guards("Press volume down 4 times", max_no_op_streak=10)
+    screen = screen_of()
+    quieter = PressKey(key="volume_down")
+    for _ in range(4):
+        assert guards.review(quieter, None, screen).verdict == "allow"
+        guards.observe(quieter, screen, screen)
+    assert guards.review(quieter, None, screen).verdict == "block"
+    uncounted = Guards("Make it quieter")
+    uncounted.review(quieter, None, screen)
+    uncounted.observe(quieter, screen, screen)
+    assert uncounted.review(quieter, None, screen).verdict == "block"
+
+
+# --- guards switched off ----------------------------------------------------------------------
+
+
+def test_pass_through_guards_let_everything_run() -> None:
+    guards = PassThroughGuards()
+    network = screen_of("network", wifi=True)
+    wifi = element(network, "Wi-Fi")
+    reset = element(screen_of(), "Reset options")
+    for _ in range(3):  # repeats, a flip out of the goal state, a risky tap: all run
+        assert guards.review(Tap(index=3), wifi, network).verdict == "allow"
+        assert guards.review(Tap(index=5), reset, screen_of()).verdict == "allow"
+        assert guards.observe(Tap(index=3), network, network).verdict == "allow"
+        bad = guards.bad_call("no tool call in the reply")
+        assert bad.verdict == "block" and "not run" in bad.feedback[0]  # never a stop
+    assert guards.take_escalation() is False
+    assert guards.review(TaskComplete(), None, network).verdict == "complete"
+    gave_up = guards.review(TaskComplete(success=False), None, network)
+    assert (gave_up.verdict, gave_up.stop_reason) == ("stop", "infeasible")

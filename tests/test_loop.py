@@ -7,9 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from agent.loop import RunSettings, run_episode
-from agent.model_client import DecisionRequest, ModelReply
-from agent.trajectory import EndRecord, StepRecord, read_trajectory
+from agent.actions import Tap, TaskComplete
+from agent.execute import execute
+from agent.loop import RunSettings, Stepper, run_episode
+from agent.model_client import DecisionRequest, ModelReply, PolicyError
+from agent.screen import Screen
+from agent.trajectory import EndRecord, EpisodeRecord, ResultRecord, StepRecord, read_trajectory
 from devices.base import DeviceError, InputNotApplied
 from tests.fake_device import FakePhone
 from tests.loop_harness import run_scripted
@@ -181,12 +184,13 @@ def test_escalation_turns_thinking_on_for_the_next_decision(tmp_path: Path) -> N
             }
         ]
     )
-    policy = ScriptedPolicy(tap_reply(4), tap_reply(4), tap_reply(3), done)
+    # the page title takes no taps: tapping it again is a loop, not a deliberate repetition
+    policy = ScriptedPolicy(tap_reply(1), tap_reply(1), tap_reply(3), done)
     result = run_episode(
         "Open the display page", FakePhone(), policy, RunSettings(), tmp_path / "run.jsonl"
     )
     assert [request.thinking for request in policy.requests] == [None, None, True, None]
-    assert "You already tried tap [4]" in policy.requests[2].messages[1]["content"]
+    assert "You already tried tap [1]" in policy.requests[2].messages[1]["content"]
     assert (result.stop_reason, result.steps) == ("completed", 4)
 
 
@@ -202,3 +206,97 @@ def test_extra_calls_in_one_reply_are_dropped_and_the_model_told(
     step = read_trajectory(path)[1]
     assert isinstance(step, StepRecord) and step.call.dropped == extra
     assert "Only your first tool call ran" in policy.requests[1].messages[1]["content"]
+
+
+def prose_reply(text: str) -> ModelReply:
+    return ModelReply(content=text)
+
+
+def done_reply() -> ModelReply:
+    function = {"name": "task_complete", "arguments": "{}"}
+    return ModelReply(tool_calls=[{"id": "1", "type": "function", "function": function}])
+
+
+@pytest.mark.parametrize(("guards", "steps", "wifi"), [(True, 2, True), (False, 4, False)])
+def test_guards_switch_off_per_episode_and_the_setting_is_recorded(
+    tmp_path: Path, guards: bool, steps: int, wifi: bool
+) -> None:
+    phone = FakePhone()
+    # Network, Wi-Fi on, Wi-Fi off again (an undo of the goal), then a claim of success
+    policy = ScriptedPolicy(tap_reply(2), tap_reply(3), tap_reply(3), done_reply())
+    path = tmp_path / "run.jsonl"
+    result = run_episode("Turn on Wi-Fi", phone, policy, RunSettings(guards=guards), path)
+    assert (result.stop_reason, result.steps, phone.state["wifi"]) == ("completed", steps, wifi)
+    episode = read_trajectory(path)[0]
+    assert isinstance(episode, EpisodeRecord) and episode.settings["run"]["guards"] is guards
+
+
+def test_a_dead_control_tapped_again_and_again_still_stops_as_stuck(tmp_path: Path) -> None:
+    policy = ScriptedPolicy(*[tap_reply(4)] * 10)  # "Battery" takes taps but shows nothing new
+    result = run_episode(
+        "Open battery details",
+        FakePhone(),
+        policy,
+        RunSettings(max_tap_run=3),
+        tmp_path / "run.jsonl",
+    )
+    # three taps as a deliberate run, one blocked with a hint, then the stop
+    assert (result.stop_reason, result.steps) == ("stuck", 5)
+    assert [request.thinking for request in policy.requests][-1] is True
+
+
+# --- the single-step API ----------------------------------------------------------------------
+
+
+def test_a_stepper_plays_an_episode_turn_by_turn() -> None:
+    phone = FakePhone()
+    stepper = Stepper("Turn on Wi-Fi", ScriptedPolicy(tap_reply(2), tap_reply(3)), RunSettings())
+    screen = Screen.parse(phone.dump_xml())
+    first = stepper.decide(screen)
+    assert (first.step, first.action_to_run, first.decision.verdict) == (1, Tap(index=2), "allow")
+    execute(Tap(index=2), screen, phone)
+    network = Screen.parse(phone.dump_xml())
+    effect = stepper.observe(first, network)
+    assert not effect.no_op and effect.decision.verdict == "allow"
+    record = first.record(ResultRecord(executed=True, changed=effect.changed), device_s=0.25)
+    assert (record.step, record.call.name, record.timings.device_s) == (1, "tap", 0.25)
+    assert record.screen.text == screen.render()
+
+    second = stepper.decide(network)
+    assert f'1. tap [2] "Network and internet" -> {effect.changed}' in second.prompt
+    assert second.prompt.endswith(network.render())
+    execute(Tap(index=3), network, phone)
+    reached = stepper.observe(second, Screen.parse(phone.dump_xml()))
+    assert reached.decision.verdict == "complete"
+    assert reached.decision.notes[0].reason == "Wi-Fi is now on as asked"
+    assert stepper.steps == 2
+
+
+def test_turns_that_run_nothing() -> None:
+    screen = Screen.parse(FakePhone().dump_xml())
+    policy = ScriptedPolicy(prose_reply("Wi-Fi is useful."), tap_reply(9), done_reply())
+    stepper = Stepper("Open the network page", policy, RunSettings())
+    prose = stepper.decide(screen)
+    assert prose.action is None and prose.action_to_run is None
+    assert prose.decision.verdict == "block"
+    assert prose.call.error == "no tool call in the reply: 'Wi-Fi is useful.'"
+    with pytest.raises(ValueError, match="ran no action"):
+        stepper.observe(prose, screen)
+    stepper.tell("The keyboard did not open.")
+    wrong_index = stepper.decide(screen)
+    assert "Note: Your last reply was not run: no tool call" in wrong_index.prompt
+    assert "Note: The keyboard did not open." in wrong_index.prompt
+    assert "1. your reply -> not run: no tool call in the reply" in wrong_index.prompt
+    assert wrong_index.call.error == "tap: no element [9]: valid indices are 1 to 5"
+    claim = stepper.decide(screen)
+    assert claim.action == TaskComplete() and claim.action_to_run is None
+    assert claim.decision.verdict == "complete"
+
+
+def test_a_failing_policy_gives_a_stopping_turn_that_is_no_step() -> None:
+    screen = Screen.parse(FakePhone().dump_xml())
+    stepper = Stepper("Turn on Wi-Fi", ScriptedPolicy(PolicyError("server gone")), RunSettings())
+    turn = stepper.decide(screen)
+    assert turn.failure == "server gone" and turn.action_to_run is None
+    assert (turn.decision.verdict, turn.decision.stop_reason) == ("stop", "model_error")
+    assert stepper.steps == 0

@@ -293,3 +293,41 @@ def test_risky_action_runs_once_confirmed(tmp_path: Path) -> None:
     assert episode.result.stop_reason == "completed"
     assert device.state["reset"] is True
     assert asked == ['tap [5] "Reset options"']
+
+
+def test_undo_after_success_on_a_row_whose_summary_follows_the_switch(tmp_path: Path) -> None:
+    device = phone(dark_theme=False)  # "Dark theme, Will never turn on automatically"
+    episode = run_scripted(
+        "Turn on dark theme.",
+        device,
+        turns(
+            call("open_app", name="Settings"), tap("Display"), tap("Dark theme"), tap("Dark theme")
+        ),
+        tmp_path / "run.jsonl",
+    )
+    assert (episode.result.stop_reason, episode.result.steps) == ("completed", 3)
+    assert device.state["dark_theme"] is True
+    assert episode.end.detail == "Dark theme is now on as asked"
+
+
+def test_tapping_build_number_seven_times_is_deliberate_not_stuck(tmp_path: Path) -> None:
+    device = phone()
+    up = call("swipe", direction="up")
+    episode = run_scripted(
+        "Enable developer options on this phone.",
+        device,
+        turns(
+            call("open_app", name="Settings"),
+            up,
+            up,
+            tap("About phone"),
+            up,
+            *[tap("Build number")] * 7,  # real Android answers with toasts a dump never shows
+            call("task_complete", success=True),
+        ),
+        tmp_path / "run.jsonl",
+        settings=RunSettings(max_steps=20),
+    )
+    assert (episode.result.stop_reason, episode.result.steps) == ("completed", 13)
+    assert device.state["developer_options"] is True
+    assert episode.guard_kinds[5:12] == [["no_op"]] + [["repeat", "no_op"]] * 6
