@@ -315,7 +315,8 @@ def _handle_screens(args: argparse.Namespace) -> int:
     out.mkdir(parents=True, exist_ok=True)
     seen: set[str] = set()
 
-    def keep(xml: str, screen: Screen) -> None:
+    def keep(xml: str) -> None:
+        screen = Screen.parse(xml)
         if screen.signature in seen:
             return
         seen.add(screen.signature)
@@ -326,7 +327,7 @@ def _handle_screens(args: argparse.Namespace) -> int:
 
     with tempfile.TemporaryDirectory() as scratch:
         runner = Runner(Path(scratch), EvalSettings(), on_screen=keep)
-        runs = plan_runs(TASKS, 1, [PolicySpec(kind="oracle")], [False])
+        runs = plan_runs(TASKS, 1, [PolicySpec(kind="oracle")], [True])
         outcomes = run_suite(runs, runner, ResultStore(Path(scratch) / "results.jsonl"))
     print(f"{len(seen)} distinct screens from {len(outcomes)} oracle episodes written to {out}")
     return 0 if all(o.success for o in outcomes) else 1

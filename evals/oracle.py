@@ -1,9 +1,10 @@
 """The oracle: a task's scripted plan, resolved step by step against the live screen.
 
 Plan steps name elements by label. Each one is looked up in the agent's own view of the current
-screen (`agent.screen.Screen`) and turned into the tool call the model would make, so a plan
-that runs to success proves both that the task is solvable and that the screen model shows
-enough to solve it.
+screen (`agent.screen.Screen`) and turned into the tool call the model would make, and the
+oracle plays as a policy inside the agent loop, guards included. A plan that runs to success
+proves that the task is solvable, that the screen model shows enough to solve it, and that the
+guards let a correct agent through.
 """
 
 from __future__ import annotations
@@ -22,8 +23,9 @@ from agent.actions import (
     TypeText,
     tool_name,
 )
+from agent.model_client import DecisionRequest, ModelReply, PolicyError
 from agent.screen import Element, Screen
-from simulator.tasks import PlanStep
+from simulator.tasks import PlanStep, Task
 
 
 class OracleError(RuntimeError):
@@ -96,3 +98,22 @@ def tool_call(action: Action, call_id: str) -> dict[str, object]:
             "arguments": json.dumps(arguments, ensure_ascii=False),
         },
     }
+
+
+class OraclePolicy:
+    """Plays `task`'s plan for `seed`, one step per decision, as structured tool calls."""
+
+    def __init__(self, task: Task, seed: int) -> None:
+        self._plan = task.oracle(seed)
+        self._next = 0
+
+    def decide(self, request: DecisionRequest) -> ModelReply:
+        if self._next >= len(self._plan):
+            raise PolicyError(f"the oracle plan has no step {request.step}")
+        try:
+            action = resolve(self._plan[self._next], request.screen)
+        except OracleError as exc:
+            raise PolicyError(f"oracle: {exc}") from exc
+        self._next += 1
+        call = tool_call(action, f"oracle-{self._next}")
+        return ModelReply(tool_calls=[call], finish_reason="tool_calls")

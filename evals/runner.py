@@ -6,10 +6,8 @@ only when the episode ended `completed`: a task counts only if the agent declare
 Every episode is written as a trajectory (DESIGN §2.4) under the run directory, every outcome
 to `results.jsonl` as soon as the run ends (see `evals.results`).
 
-llm, replay and faulty policies go through `agent.loop.run_episode`, with the real guards (or
-none, for measuring them). The oracle plays each task's plan step by step outside the loop:
-the loop's guards rightly stop a model that repeats an action on an unchanged screen, which a
-plan like "tap Build number seven times" must do.
+Every policy, the oracle included, goes through `agent.loop.run_episode`, with the real guards
+(or none, for measuring them).
 
 Runs go through a thread pool: `parallel` independent simulators against one model server,
 whose continuous batching serves their requests together. Guarded and unguarded runs share the
@@ -30,34 +28,34 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from agent.actions import TaskComplete, tools_schema
-from agent.execute import execute
 from agent.guards import RISKY_WORDS, Confirm
 from agent.loop import RunSettings, run_episode
-from agent.model_client import ModelReply, Policy
-from agent.screen import Screen
+from agent.model_client import Policy
 from agent.trajectory import (
-    CallRecord,
-    EndRecord,
-    EpisodeRecord,
-    GuardRecord,
-    ResultRecord,
-    ScreenRecord,
     StepRecord,
     StopReason,
-    Timings,
-    TrajectoryWriter,
-    now_iso,
 )
-from devices.base import DeviceError
 from evals.faulty import FaultyPolicy
-from evals.oracle import OracleError, resolve, tool_call
+from evals.oracle import OraclePolicy
 from evals.policies import PolicySpec, Recordings, ReplayPolicy, WatchedPolicy
 from evals.results import EpisodeOutcome, ResultStore, run_id
 from simulator import FaultConfig, Simulator
 from simulator.tasks import TASKS, Task
 
-ScreenHook = Callable[[str, Screen], None]
+ScreenHook = Callable[[str], None]  # sees every dump the agent reads
+
+
+class _WatchedSimulator(Simulator):
+    """A simulator that shows each dump to a hook (`sim screens` collects them)."""
+
+    def __init__(self, hook: ScreenHook, **options: Any) -> None:
+        super().__init__(**options)
+        self._hook = hook
+
+    def dump_xml(self) -> str:
+        xml = super().dump_xml()
+        self._hook(xml)
+        return xml
 
 
 class NoTasksMatched(ValueError):
@@ -132,13 +130,13 @@ class Run:
 def plan_runs(
     tasks: Sequence[Task], runs: int, policies: Sequence[PolicySpec], guards: Sequence[bool]
 ) -> list[Run]:
-    """Every task x seed x policy x guard setting; the oracle has no guards to switch."""
+    """Every task x seed x policy x guard setting."""
     planned: dict[str, Run] = {}
     for policy in policies:
         for guarded in guards:
             for task in tasks:
                 for seed in range(runs):
-                    run = Run(task, seed, policy, guarded and policy.kind != "oracle")
+                    run = Run(task, seed, policy, guarded)
                     planned.setdefault(run.id, run)
     return list(planned.values())
 
@@ -208,8 +206,6 @@ class Runner:
         started = time.monotonic()
         path = run.trajectory(self.run_dir)
         try:
-            if run.policy.kind == "oracle":
-                return self._oracle(run, path, started)
             return self._loop(run, path, started)
         except Exception as exc:
             return _outcome(
@@ -225,10 +221,15 @@ class Runner:
         return self.settings.max_steps or task.max_steps
 
     def _simulator(self, run: Run) -> Simulator:
-        return Simulator(state=run.task.initial_state(run.seed), seed=run.seed, faults=self.faults)
+        state, seed = run.task.initial_state(run.seed), run.seed
+        if self.on_screen is None:
+            return Simulator(state=state, seed=seed, faults=self.faults)
+        return _WatchedSimulator(self.on_screen, state=state, seed=seed, faults=self.faults)
 
     def _policy(self, run: Run, goal: str) -> Policy:
         spec = run.policy
+        if spec.kind == "oracle":
+            return OraclePolicy(run.task, run.seed)
         if spec.kind == "faulty":
             return FaultyPolicy(run.task, run.seed, spec.argument or "")
         if spec.kind == "replay":
@@ -275,86 +276,6 @@ class Runner:
             settings.update(self.settings.model_dump(exclude={"max_steps"}))
         return settings
 
-    def _oracle(self, run: Run, path: Path, started: float) -> EpisodeOutcome:
-        task, seed = run.task, run.seed
-        sim = self._simulator(run)
-        goal = task.goal(seed)
-        budget = self._budget(task)
-        stop: StopReason = "step_budget"
-        detail, answer, steps = "", None, 0
-        with TrajectoryWriter(path) as writer:
-            writer.write(
-                EpisodeRecord(
-                    goal=goal,
-                    device=sim.serial,
-                    model="oracle",
-                    settings={"run": {"max_steps": budget}, "policy": self._recorded_settings(run)},
-                    system_prompt="",
-                    tools=tools_schema(),
-                    started_at=now_iso(),
-                )
-            )
-            for plan_step in task.oracle(seed):
-                if steps >= budget:
-                    detail = f"plan longer than the budget of {budget} steps"
-                    break
-                steps += 1
-                try:
-                    xml = sim.dump_xml()
-                    screen = Screen.parse(xml)
-                    if self.on_screen is not None:
-                        self.on_screen(xml, screen)
-                    action = resolve(plan_step, screen)
-                    device_started = time.monotonic()
-                    execution = execute(action, screen, sim)
-                    device_s = time.monotonic() - device_started
-                except DeviceError as exc:
-                    stop, detail = "device_error", str(exc)
-                    break
-                except OracleError as exc:
-                    stop, detail = "model_error", str(exc)
-                    break
-                call = tool_call(action, f"oracle-{steps}")
-                writer.write(
-                    StepRecord(
-                        step=steps,
-                        screen=screen_record(screen),
-                        prompt=goal,
-                        reply=ModelReply(tool_calls=[call], finish_reason="tool_calls"),
-                        call=CallRecord(
-                            name=str(call["function"]["name"]),  # type: ignore[index]
-                            arguments=action.model_dump(exclude_defaults=True),
-                            source="oracle",
-                        ),
-                        guard=GuardRecord(
-                            verdict="complete" if isinstance(action, TaskComplete) else "allow"
-                        ),
-                        result=ResultRecord(
-                            executed=True,
-                            device_calls=execution.device_calls,
-                            app=sim.foreground_app(),
-                        ),
-                        timings=Timings(model_s=0.0, device_s=round(device_s, 4)),
-                    )
-                )
-                if isinstance(action, TaskComplete):
-                    stop, answer = "completed", action.answer
-                    break
-            state = sim.state
-            writer.write(
-                EndRecord(
-                    stop_reason=stop,
-                    steps=steps,
-                    detail=detail,
-                    answer=answer,
-                    device_state=state,
-                    ended_at=now_iso(),
-                    duration_s=round(time.monotonic() - started, 3),
-                )
-            )
-        stats = _StepStats(model_s=[0.0] * steps)
-        return _outcome(run, _Ending(stop, steps, answer, detail, state), path, started, stats)
-
 
 def _outcome(
     run: Run,
@@ -388,17 +309,6 @@ def _outcome(
         model_s=stats.model_s,
         prompt_tokens=stats.prompt_tokens,
         completion_tokens=stats.completion_tokens,
-    )
-
-
-def screen_record(screen: Screen) -> ScreenRecord:
-    """A screen as a trajectory step records it."""
-    return ScreenRecord(
-        signature=screen.signature,
-        app=screen.app,
-        keyboard=screen.keyboard,
-        text=screen.render(),
-        elements=[e.model_dump(mode="json") for e in screen.elements],
     )
 
 

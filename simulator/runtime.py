@@ -240,10 +240,12 @@ class Phone:
 
     def type_text(self, value: str) -> None:
         field = self.focus
-        while field is not None and value:
+        while field is not None:
             value = field.insert(value)
-            if value and field.full():
-                field = self._advance(field)
+            # a full time input hands the focus on at once, as Material's time picker does
+            field = self._advance(field) if field.full() else None
+            if not value:
+                break
         self.changes += 1
 
     def _advance(self, field: Field) -> Field | None:

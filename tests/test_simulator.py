@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
+from agent.screen import Screen
 from devices.base import KEYCODES, Device, DeviceError
 from simulator import FaultConfig, Simulator
 from simulator.state import CLOCK, CONTACTS, LAUNCHER, MESSAGES, SETTINGS
@@ -264,6 +265,22 @@ def test_time_picker_by_clock_face_and_by_text_input() -> None:
     sim.type_text("0605")  # a full hour field passes the rest to the minutes
     sim.tap_on("OK")
     assert {"time": "06:05", "enabled": True, "label": ""} in sim.state["alarms"]
+
+
+def test_a_full_hour_moves_the_focus_to_the_minutes_at_once() -> None:
+    sim = Simulator()
+    sim.open_app("Clock")
+    sim.tap_on("Add alarm")
+    sim.tap_on("Switch to text input mode for the time input.")
+    sim.type_text("10")  # the hour the picker already shows: only the focus tells it was typed
+    hour, minute = sorted(
+        (e for e in Screen.parse(sim.dump_xml()).elements if e.role == "input"),
+        key=lambda e: e.bounds[0],
+    )
+    assert (hour.label, hour.focused, minute.focused) == ("10", False, True)
+    sim.type_text("10")
+    sim.tap_on("OK")
+    assert {"time": "10:10", "enabled": True, "label": ""} in sim.state["alarms"]
 
 
 def test_time_picker_rejects_an_invalid_hour() -> None:

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from evals.runner import run_oracle_episode
+from evals.policies import PolicySpec
+from evals.runner import EvalSettings, Run, Runner
 from simulator import Simulator
 from simulator.tasks import TASKS, Task, parse_clock_time, same_digits, same_text, same_time
 
@@ -42,8 +43,10 @@ def test_non_ascii_names_and_texts_appear_in_goals() -> None:
 
 
 @pytest.mark.parametrize("task", TASKS, ids=lambda t: t.name)
-def test_oracle_succeeds(task: Task, tmp_path: Path) -> None:
-    outcome = run_oracle_episode(task, 1, tmp_path / "t.jsonl")
+def test_oracle_succeeds_through_the_guarded_loop(task: Task, tmp_path: Path) -> None:
+    runner = Runner(tmp_path, EvalSettings())
+    outcome = runner.run(Run(task, 1, PolicySpec(kind="oracle"), guards=True))
+    assert outcome.error is None, outcome.error
     assert outcome.stop_reason == "completed", outcome.detail
     assert outcome.success
     assert outcome.steps <= task.max_steps
