@@ -208,6 +208,15 @@ def _alarm_time(rng: random.Random) -> Params:
 # ---------------------------------------------------------------------------------------------
 # Plans shared by several tasks
 
+# System sits below the first screenful of Settings, Developer options at the bottom of System.
+DEVELOPER_OPTIONS_PATH = [
+    swipe("up"),
+    swipe("up"),
+    tap("System"),
+    swipe("up"),
+    tap("Developer options"),
+]
+
 SETTINGS_PATHS: dict[str, list[PlanStep]] = {
     "wifi": [tap("Network & internet"), tap("Internet"), tap("Wi-Fi")],
     "airplane_mode": [tap("Network & internet"), tap("Airplane mode")],
@@ -398,11 +407,7 @@ def _build_tasks() -> list[Task]:
             setup=lambda p: {"developer_options": True},
             plan=lambda p: [
                 open_app("Settings"),
-                swipe("up"),
-                swipe("up"),
-                tap("System"),
-                swipe("up"),
-                tap("Developer options"),
+                *DEVELOPER_OPTIONS_PATH,
                 tap("USB debugging"),
                 tap("OK"),
                 done(),
@@ -418,11 +423,7 @@ def _build_tasks() -> list[Task]:
             setup=lambda p: {"developer_options": True},
             plan=lambda p: [
                 open_app("Settings"),
-                swipe("up"),
-                swipe("up"),
-                tap("System"),
-                swipe("up"),
-                tap("Developer options"),
+                *DEVELOPER_OPTIONS_PATH,
                 tap("Stay awake"),
                 done(),
             ],
