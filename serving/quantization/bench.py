@@ -1,0 +1,241 @@
+"""Serving measurements of weight builds side by side: load time, memory, prefill, decode.
+
+Each build is served by the same launcher `phone-agent serve` uses, one at a time, and measured
+through the OpenAI API with fresh random prompts (no prefix-cache hits):
+
+- decode: tokens per second while streaming `decode_tokens` tokens after a short prompt,
+  (chunks - 1) / (last - first), median of `runs`;
+- prefill: `prefill_tokens` prompt tokens / time to the single completion token, median;
+- memory: anonymous RSS (RssAnon, not VmRSS: page-cache-backed weights do not count) summed over
+  every process of the server's group, sampled during start-up (peak) and after the requests
+  (settled).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import statistics
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from contextlib import suppress
+from pathlib import Path
+
+import httpx
+from pydantic import BaseModel
+
+_SAMPLE_PERIOD_S = 0.25
+_DECODE_PROMPT_TOKENS = 16
+# Token ids drawn for prompts: above the special tokens, inside any trained vocabulary.
+_PROMPT_IDS = range(16, 1000)
+
+
+class ServingMeasurement(BaseModel):
+    label: str
+    model: str
+    checkpoint_bytes: int
+    load_seconds: float | None = None
+    peak_rss_anon_bytes: int | None = None
+    settled_rss_anon_bytes: int | None = None
+    prefill_tokens_per_s: float | None = None
+    decode_tokens_per_s: float | None = None
+    decode_runs: list[float] = []
+    error: str | None = None
+
+
+def rss_anon_bytes(pids: Sequence[int]) -> int:
+    total = 0
+    for pid in pids:
+        with suppress(OSError):
+            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                if line.startswith("RssAnon:"):
+                    total += int(line.split()[1]) * 1024
+    return total
+
+
+class RssSampler:
+    """Samples the summed RssAnon of a process group in a thread; keeps the peak."""
+
+    def __init__(self, pgid: int) -> None:
+        self._pgid = pgid
+        self.peak = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self) -> RssSampler:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def sample(self) -> int:
+        from serving.launcher import group_members
+
+        value = rss_anon_bytes(group_members(self._pgid))
+        self.peak = max(self.peak, value)
+        return value
+
+    def _run(self) -> None:
+        while not self._stop.wait(_SAMPLE_PERIOD_S):
+            self.sample()
+
+
+def _prompt(rng: random.Random, length: int) -> list[int]:
+    return [rng.choice(_PROMPT_IDS) for _ in range(length)]
+
+
+def _completion(
+    client: httpx.Client, model: str, prompt: list[int], max_tokens: int
+) -> list[float]:
+    """Stream one greedy completion; the arrival time of each chunk that carries text."""
+    body = {
+        "model": model,
+        "prompt": prompt,
+        "max_tokens": max_tokens,
+        "temperature": 0,
+        "ignore_eos": True,
+        "stream": True,
+    }
+    arrivals: list[float] = []
+    with client.stream("POST", "/completions", json=body) as response:
+        response.raise_for_status()
+        for line in response.iter_lines():
+            if line.startswith("data: ") and line != "data: [DONE]":
+                chunk = json.loads(line[len("data: ") :])
+                if chunk.get("choices"):
+                    arrivals.append(time.perf_counter())
+    return arrivals
+
+
+def measure_decode(client: httpx.Client, model: str, rng: random.Random, tokens: int) -> float:
+    arrivals = _completion(client, model, _prompt(rng, _DECODE_PROMPT_TOKENS), tokens)
+    if len(arrivals) < 2:
+        raise RuntimeError(f"the server streamed {len(arrivals)} chunk(s) for {tokens} tokens")
+    return (len(arrivals) - 1) / (arrivals[-1] - arrivals[0])
+
+
+def measure_prefill(client: httpx.Client, model: str, rng: random.Random, tokens: int) -> float:
+    started = time.perf_counter()
+    arrivals = _completion(client, model, _prompt(rng, tokens), 1)
+    return tokens / ((arrivals[0] if arrivals else time.perf_counter()) - started)
+
+
+def measure_build(
+    label: str,
+    model_dir: Path,
+    *,
+    port: int,
+    log_dir: Path,
+    extra_args: Sequence[str] = (),
+    env_overrides: Mapping[str, str] | None = None,
+    max_model_len: int = 2048,
+    decode_tokens: int = 128,
+    prefill_tokens: int = 512,
+    runs: int = 3,
+    timeout_s: float = 1800.0,
+    enforce_eager: bool = True,
+) -> ServingMeasurement:
+    """Serve one checkpoint, measure it, stop it. Failures are recorded, not raised."""
+    from serving import launcher
+
+    result = ServingMeasurement(
+        label=label,
+        model=str(model_dir),
+        checkpoint_bytes=sum(p.stat().st_size for p in model_dir.glob("*.safetensors")),
+    )
+    settings = launcher.ServeSettings(
+        port=port,
+        max_model_len=max_model_len,
+        max_num_seqs=1,
+        enforce_eager=enforce_eager,
+        extra_args=tuple(extra_args),
+    )
+    model = launcher.ResolvedModel(model_dir, label, "local")
+    env = launcher.server_environment(os.environ, os.sched_getaffinity(0))
+    env.update(env_overrides or {})
+    log_path = log_dir / f"{label}.log"
+    started = time.monotonic()
+    process = launcher.start_server(launcher.server_command(model, settings), env, log_path)
+    rng = random.Random(0)
+    try:
+        with RssSampler(process.pid) as sampler:
+            launcher.wait_until_ready(
+                process, settings.base_url, log_path, lambda stage: None, timeout_s
+            )
+            result.load_seconds = round(time.monotonic() - started, 1)
+            with httpx.Client(base_url=settings.base_url, timeout=timeout_s) as client:
+                measure_decode(client, label, rng, 8)  # warm-up
+                prefill = [measure_prefill(client, label, rng, prefill_tokens) for _ in range(runs)]
+                result.prefill_tokens_per_s = round(statistics.median(prefill), 1)
+                result.decode_runs = [
+                    round(measure_decode(client, label, rng, decode_tokens), 2) for _ in range(runs)
+                ]
+                result.decode_tokens_per_s = statistics.median(result.decode_runs)
+            result.settled_rss_anon_bytes = sampler.sample()
+            result.peak_rss_anon_bytes = sampler.peak
+    except (launcher.ServeError, httpx.HTTPError, RuntimeError) as exc:
+        result.error = str(exc).strip().splitlines()[0]
+    finally:
+        launcher.stop_group(process.pid)
+    return result
+
+
+def measure_builds(
+    builds: Sequence[tuple[str, Path]],
+    *,
+    port: int,
+    log_dir: Path,
+    extra_args: Mapping[str, Sequence[str]] | None = None,
+    **options: object,
+) -> list[ServingMeasurement]:
+    """`measure_build` for each (label, checkpoint) in turn, on the same port and settings."""
+    log_dir.mkdir(parents=True, exist_ok=True)
+    return [
+        measure_build(
+            label,
+            path,
+            port=port,
+            log_dir=log_dir,
+            extra_args=(extra_args or {}).get(label, ()),
+            **options,  # type: ignore[arg-type]
+        )
+        for label, path in builds
+    ]
+
+
+def markdown_table(results: Sequence[ServingMeasurement]) -> str:
+    """The side-by-side table, with ratios against the first (reference) row."""
+    gib = 2**30
+    reference = results[0]
+    lines = [
+        "| build | checkpoint GiB | load s | peak RssAnon GiB | settled RssAnon GiB "
+        "| prefill tok/s | decode tok/s (runs) | decode vs first | RSS vs first |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for row in results:
+        if row.error:
+            lines.append(
+                f"| {row.label} | {row.checkpoint_bytes / gib:.2f} | failed: {row.error} |"
+            )
+            continue
+        speed = (
+            f"{row.decode_tokens_per_s / reference.decode_tokens_per_s:.2f}x"
+            if row.decode_tokens_per_s and reference.decode_tokens_per_s
+            else "-"
+        )
+        memory = (
+            f"{row.settled_rss_anon_bytes / reference.settled_rss_anon_bytes:.0%}"
+            if row.settled_rss_anon_bytes and reference.settled_rss_anon_bytes
+            else "-"
+        )
+        lines.append(
+            f"| {row.label} | {row.checkpoint_bytes / gib:.2f} | {row.load_seconds} "
+            f"| {(row.peak_rss_anon_bytes or 0) / gib:.2f} "
+            f"| {(row.settled_rss_anon_bytes or 0) / gib:.2f} | {row.prefill_tokens_per_s} "
+            f"| {row.decode_tokens_per_s} {row.decode_runs} | {speed} | {memory} |"
+        )
+    return "\n".join(lines)

@@ -1,0 +1,106 @@
+"""`phone-agent probe` and `phone-agent quantize`.
+
+Only the standard library is imported at module level: the CLI must start without torch.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def register(subparsers: Any) -> None:
+    probe = subparsers.add_parser(
+        "probe",
+        help="what this machine offers, and which weight build to serve on it",
+        description="Probe the CPU (flags, usable cores, cgroup limits), memory and GPU, and "
+        "choose the weight build: W4A16 for fidelity (the default), W4A8 for speed on AMX.",
+    )
+    probe.add_argument("--json", action="store_true", help="print one JSON object")
+    probe.add_argument("--priority", choices=("fidelity", "speed"), default="fidelity")
+    probe.set_defaults(handler=run_probe)
+
+    quantize = subparsers.add_parser(
+        "quantize",
+        help="quantize a bf16 Spark checkpoint (w4a16, w4a8, w8a8) for vLLM",
+        description="Stream the bf16 safetensors of SRC into a quantized checkpoint in DST "
+        "(tokenizer and chat template copied). With --compare, serve both builds and compare "
+        "their greedy continuations and log-probabilities on a prompt set.",
+    )
+    quantize.add_argument("source", type=Path, metavar="SRC")
+    quantize.add_argument("destination", type=Path, metavar="DST")
+    quantize.add_argument("--scheme", choices=("w4a16", "w4a8", "w8a8"), required=True)
+    quantize.add_argument("--group-size", type=int, default=128, metavar="N")
+    quantize.add_argument("--json", action="store_true", help="print the report as JSON")
+    quantize.add_argument(
+        "--compare",
+        nargs="?",
+        const="builtin",
+        default=None,
+        metavar="PROMPTS",
+        help="after quantizing, compare DST with SRC on the prompts of a file (one per line) "
+        "or on a built-in set",
+    )
+    quantize.add_argument(
+        "--compare-tokens", type=int, default=32, metavar="N", help="greedy tokens per prompt"
+    )
+    quantize.set_defaults(handler=run_quantize)
+
+
+def run_probe(args: argparse.Namespace) -> int:
+    from serving.quantization.probe import probe
+
+    report = probe(args.priority)
+    if args.json:
+        print(report.model_dump_json())
+        return 0
+    hw, choice = report.hardware, report.choice
+    gib = 2**30
+    quota = f", quota {hw.cpu_quota_cores:g}" if hw.cpu_quota_cores is not None else ""
+    print(f"cpu:     {hw.cpu_model} ({hw.architecture}), {hw.cores} usable core(s){quota}")
+    print(f"flags:   {' '.join(hw.cpu_flags) or 'none of interest'}")
+    print(
+        f"memory:  {hw.memory_available_bytes / gib:.1f} GiB available of "
+        f"{hw.memory_total_bytes / gib:.1f} GiB"
+    )
+    print(f"gpu:     {hw.gpu or 'none'}")
+    verified = "verified" if choice.verified else "not verified on real hardware"
+    print(f"choice:  {choice.scheme} for {choice.priority} ({verified})")
+    print(f"why:     {choice.rationale}")
+    print(f"serve:   {' '.join(choice.serve_args)}")
+    return 0
+
+
+def run_quantize(args: argparse.Namespace) -> int:
+    from serving.quantization.quantize import quantize_checkpoint
+
+    def progress(name: str, snr_db: float | None) -> None:
+        if snr_db is not None:
+            print(f"  {name}: {snr_db:.1f} dB", file=sys.stderr, flush=True)
+
+    report = quantize_checkpoint(
+        args.source, args.destination, args.scheme, args.group_size, on_tensor=progress
+    )
+    if args.json:
+        print(report.model_dump_json())
+    else:
+        print(
+            f"wrote {args.scheme} checkpoint to {args.destination} in {report.seconds:.0f} s: "
+            f"{report.quantized_tensors} tensors quantized, {report.kept_tensors} kept, "
+            f"{report.destination_bytes / 2**20:.0f} MiB; lowest SNR {report.min_snr_db:.1f} dB "
+            f"({report.worst_tensor})"
+        )
+    if args.compare is None:
+        return 0
+    from serving.quantization.compare import compare_builds, load_prompts
+
+    comparison = compare_builds(
+        args.source, args.destination, load_prompts(args.compare), args.compare_tokens
+    )
+    if args.json:
+        print(comparison.model_dump_json())
+    else:
+        print(comparison.summary())
+    return 0

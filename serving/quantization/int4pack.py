@@ -1,0 +1,256 @@
+"""Four-bit weights in torch's CPU int4 layout: repacking, the linear op, the embedding lookup.
+
+Decode runs on torch's `_weight_int4pack_mm_for_cpu` (tinygemm). Its cost grows with the number
+of rows it multiplies, so above `prefill_min_rows` rows the weight is dequantized from that same
+packed tensor, a block of output rows at a time, and multiplied by the ordinary GEMM: no second
+copy of the weights is kept, and the transient block stays a few tens of MB.
+
+torch's packed layout depends on the instruction set the kernel was built for: rows are grouped
+in blocks of 64 (AVX-512) or 32 (AVX2, portable build), each block stored as [K, rows/2] bytes,
+with a byte holding either row j and row j + rows/2 (vectorised builds) or rows 2j and 2j + 1
+(portable build). `native_layout()` recognises which one this process uses by packing a probe
+matrix, so the dequantizer reads exactly the bytes the kernel reads.
+
+Tinygemm's dequantization is `(q - 8) * scale + zero` per group of `group_size` input columns,
+with `scale` and `zero` stored together as a [K / group_size, N, 2] tensor. Checkpoints keep the
+portable form: row-major bytes with the even column in the low nibble, and `scales`/`zeros` as
+[N, K / group_size]; `repack_rows_` converts in place, one block of rows at a time.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+import torch
+
+# Every layout's row block divides this; weights must have a multiple of it as output rows.
+ROW_ALIGNMENT = 64
+TINYGEMM_ZERO_POINT = 8
+# Rows converted per step while repacking: bounds the int32 expansion to 64 MiB at K = 2048.
+_REPACK_ROWS = 8192
+# Output rows dequantized per step on the prefill path (about 16 MiB of fp32 at K = 2048).
+_DEQUANT_ROWS = 2048
+
+
+@dataclass(frozen=True)
+class PackLayout:
+    """Where torch's int4 packing puts row r of a block of `block_rows` rows."""
+
+    block_rows: int
+    # True: byte j holds rows j (low nibble) and j + block_rows/2 (high nibble).
+    # False: byte j holds rows 2j (low) and 2j + 1 (high).
+    half_split: bool
+
+    def unpack_rows(self, packed: torch.Tensor, out: torch.Tensor) -> torch.Tensor:
+        """Nibbles of packed rows [n, K/2] into `out` [K, n] (the transposed weight)."""
+        rows, half_k = packed.shape
+        k = half_k * 2
+        half = self.block_rows // 2
+        blocks = packed.view(rows // self.block_rows, k, half).permute(1, 0, 2)
+        shaped = out.view(
+            k, rows // self.block_rows, *((2, half) if self.half_split else (half, 2))
+        )
+        low, high = (
+            (shaped[:, :, 0], shaped[:, :, 1])
+            if self.half_split
+            else (
+                shaped[..., 0],
+                shaped[..., 1],
+            )
+        )
+        low.copy_(blocks & 15)
+        high.copy_(blocks >> 4)
+        return out
+
+    def byte_and_shift(self, rows: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """For weight rows: (block index, byte column within the block, nibble shift)."""
+        half = self.block_rows // 2
+        within = rows % self.block_rows
+        if self.half_split:
+            column, high = within % half, within // half
+        else:
+            column, high = within // 2, within % 2
+        return rows // self.block_rows, column, high * 4
+
+
+_CANDIDATE_LAYOUTS = (
+    PackLayout(block_rows=64, half_split=True),
+    PackLayout(block_rows=32, half_split=True),
+    PackLayout(block_rows=32, half_split=False),
+)
+
+
+@functools.cache
+def native_layout() -> PackLayout:
+    """The layout torch's int4 packing uses in this process, found by round-tripping a probe."""
+    generator = torch.Generator().manual_seed(0)
+    probe = torch.randint(0, 16, (ROW_ALIGNMENT * 2, 64), dtype=torch.int32, generator=generator)
+    packed = torch.ops.aten._convert_weight_to_int4pack_for_cpu(probe, 1)
+    for layout in _CANDIDATE_LAYOUTS:
+        unpacked = layout.unpack_rows(packed, torch.empty(64, probe.shape[0], dtype=torch.int32))
+        if torch.equal(unpacked.t(), probe):
+            return layout
+    raise RuntimeError("torch's int4 packing uses a layout this version does not know")
+
+
+def check_shape(rows: int, columns: int, group_size: int) -> None:
+    if rows % ROW_ALIGNMENT or columns % group_size or group_size % 2:
+        raise ValueError(
+            f"a {rows}x{columns} weight cannot use int4 groups of {group_size}: rows must be a "
+            f"multiple of {ROW_ALIGNMENT} and columns a multiple of the (even) group size"
+        )
+
+
+# ---------------------------------------------------------------------------------------------
+# Portable form (checkpoints)
+
+
+def pack_portable(values: torch.Tensor) -> torch.Tensor:
+    """int4 values [N, K] (0..15) to bytes [N, K/2], even column in the low nibble."""
+    as_bytes = values.to(torch.uint8)
+    return as_bytes[:, 0::2] | (as_bytes[:, 1::2] << 4)
+
+
+def unpack_portable(packed: torch.Tensor) -> torch.Tensor:
+    """Inverse of `pack_portable`: bytes [N, K/2] to values [N, K] as uint8."""
+    values = torch.empty(packed.shape[0], packed.shape[1] * 2, dtype=torch.uint8)
+    values[:, 0::2] = packed & 15
+    values[:, 1::2] = packed >> 4
+    return values
+
+
+def repack_rows_(portable: torch.Tensor) -> torch.Tensor:
+    """Convert portable bytes [N, K/2] to torch's layout, in place, a block of rows at a time.
+
+    torch packs each block of rows into the same span of bytes the rows occupied, so converting
+    row blocks one after the other never needs more than one block's int32 expansion.
+    """
+    rows = portable.shape[0]
+    for start in range(0, rows, _REPACK_ROWS):
+        stop = min(rows, start + _REPACK_ROWS)
+        values = unpack_portable(portable[start:stop]).to(torch.int32)
+        portable[start:stop] = torch.ops.aten._convert_weight_to_int4pack_for_cpu(values, 1)
+    return portable
+
+
+def scales_and_zeros(
+    scales: torch.Tensor, zeros: torch.Tensor, dtype: torch.dtype = torch.bfloat16
+) -> torch.Tensor:
+    """Checkpoint [N, G] scales and zeros to tinygemm's [G, N, 2] (in the activations' dtype)."""
+    return torch.stack([scales.t(), zeros.t()], dim=-1).to(dtype).contiguous()
+
+
+# ---------------------------------------------------------------------------------------------
+# Compute
+
+
+def dequantize_transposed(
+    packed: torch.Tensor,
+    scale_zero: torch.Tensor,
+    group_size: int,
+    dtype: torch.dtype,
+    layout: PackLayout | None = None,
+) -> torch.Tensor:
+    """The weight as [K, N] in `dtype`, read from torch's packed layout (for tests and blocks)."""
+    layout = layout or native_layout()
+    rows, half_k = packed.shape
+    out = layout.unpack_rows(packed, torch.empty(half_k * 2, rows, dtype=dtype))
+    grouped = out.view(-1, group_size, rows)
+    scale = scale_zero[:, :, 0].to(dtype)
+    offset = scale_zero[:, :, 1].to(dtype) - TINYGEMM_ZERO_POINT * scale
+    grouped.mul_(scale.unsqueeze(1)).add_(offset.unsqueeze(1))
+    return out
+
+
+@functools.cache
+def prefill_dtype() -> torch.dtype:
+    """bf16 where the CPU multiplies bf16 natively (AMX, AVX512-BF16); fp32 elsewhere.
+
+    Without native bf16 the GEMM converts on the fly and runs several times slower than fp32
+    (measured on AVX2: 1.8 s against 0.25 s for 512x2048 by 2048x6656).
+    """
+    from serving.quantization.probe import probe_hardware
+
+    flags = set(probe_hardware().cpu_flags)
+    return torch.bfloat16 if flags & {"amx_bf16", "avx512_bf16"} else torch.float32
+
+
+def dequantized_matmul(
+    x: torch.Tensor, packed: torch.Tensor, scale_zero: torch.Tensor, group_size: int
+) -> torch.Tensor:
+    """x @ W.T for many rows: dequantize a block of output rows at a time, then GEMM."""
+    rows = packed.shape[0]
+    compute = prefill_dtype()
+    x_compute = x.to(compute)
+    out = torch.empty(x.shape[0], rows, dtype=x.dtype)
+    for start in range(0, rows, _DEQUANT_ROWS):
+        stop = min(rows, start + _DEQUANT_ROWS)
+        weight_t = dequantize_transposed(
+            packed[start:stop], scale_zero[:, start:stop], group_size, compute
+        )
+        out[:, start:stop] = torch.mm(x_compute, weight_t)
+    return out
+
+
+@torch.library.custom_op("phone_agent::w4a16_linear", mutates_args=())
+def w4a16_linear(
+    x: torch.Tensor,
+    packed: torch.Tensor,
+    scale_zero: torch.Tensor,
+    group_size: int,
+    prefill_min_rows: int,
+) -> torch.Tensor:
+    """x [M, K] (bf16) times the int4 weight: tinygemm below `prefill_min_rows` rows.
+
+    A custom op, so that torch.compile keeps the row-count branch at run time instead of
+    specialising the graph on the row count it was traced with.
+    """
+    if x.shape[0] < prefill_min_rows:
+        return torch.ops.aten._weight_int4pack_mm_for_cpu(
+            x.contiguous(), packed, group_size, scale_zero
+        )
+    return dequantized_matmul(x, packed, scale_zero, group_size)
+
+
+@w4a16_linear.register_fake
+def _(
+    x: torch.Tensor,
+    packed: torch.Tensor,
+    scale_zero: torch.Tensor,
+    group_size: int,
+    prefill_min_rows: int,
+) -> torch.Tensor:
+    return x.new_empty(x.shape[0], packed.shape[0])
+
+
+def gather_rows(
+    packed: torch.Tensor,
+    scale_zero: torch.Tensor,
+    group_size: int,
+    row_ids: torch.Tensor,
+    dtype: torch.dtype = torch.bfloat16,
+) -> torch.Tensor:
+    """Rows `row_ids` of the int4 weight, dequantized: the embedding lookup of a tied table."""
+    layout = native_layout()
+    rows, half_k = packed.shape
+    k = half_k * 2
+    flat_ids = row_ids.reshape(-1)
+    block, column, shift = layout.byte_and_shift(flat_ids)
+    blocks = packed.view(rows // layout.block_rows, k, layout.block_rows // 2)
+    values = (blocks[block, :, column] >> shift.unsqueeze(1).to(torch.uint8)) & 15
+    scale = scale_zero[:, flat_ids, 0].t().to(torch.float32).unsqueeze(-1)
+    zero = scale_zero[:, flat_ids, 1].t().to(torch.float32).unsqueeze(-1)
+    grouped = values.view(-1, k // group_size, group_size).to(torch.float32)
+    weights = (grouped - TINYGEMM_ZERO_POINT) * scale + zero
+    return weights.view(*row_ids.shape, k).to(dtype)
+
+
+def dequantize_portable(
+    packed: torch.Tensor, scales: torch.Tensor, zeros: torch.Tensor, group_size: int
+) -> torch.Tensor:
+    """A checkpoint's int4 weight as fp32 [N, K]: `(q - 8) * scale + zero` per group."""
+    values = unpack_portable(packed).to(torch.float32)
+    grouped = values.view(values.shape[0], -1, group_size) - TINYGEMM_ZERO_POINT
+    restored = grouped * scales.float().unsqueeze(-1) + zeros.float().unsqueeze(-1)
+    return restored.view(values.shape)

@@ -1,0 +1,170 @@
+"""The W4A16 quantization method for vLLM: int4 weights, bf16 activations, on the CPU.
+
+Registered under two names, one per kernel path, because vLLM keys its compile cache on the
+quantization method's name (not on the checkpoint's quantization_config): graphs built for
+different paths must never share a cached artifact.
+
+- `phone_agent_w4a16`: tinygemm below `PREFILL_MIN_ROWS` rows, dequantize + GEMM above;
+- `phone_agent_w4a16_tinygemm`: tinygemm for every row count.
+
+A checkpoint names its default path in `quantization_config.path`; `--quantization NAME` picks
+the other. Linear layers and the (tied) embedding table are int4; vLLM's Spark model shares one
+module between the embedding lookup and the output head, so one packed table serves both.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Literal
+
+import torch
+from torch.nn import Parameter
+from vllm.model_executor.layers.linear import LinearBase, LinearMethodBase
+from vllm.model_executor.layers.quantization import register_quantization_config
+from vllm.model_executor.layers.quantization.base_config import (
+    QuantizationConfig,
+    QuantizeMethodBase,
+)
+from vllm.model_executor.layers.vocab_parallel_embedding import VocabParallelEmbedding
+from vllm.model_executor.utils import set_weight_attrs
+
+from serving.quantization import int4pack
+from serving.quantization.probe import W4A16_METHOD
+
+KernelPath = Literal["adaptive", "tinygemm"]
+TINYGEMM_METHOD = f"{W4A16_METHOD}_tinygemm"
+METHOD_FOR_PATH: dict[KernelPath, str] = {"adaptive": W4A16_METHOD, "tinygemm": TINYGEMM_METHOD}
+# Rows from which dequantize + GEMM beats tinygemm, whose cost is linear in rows. Measured on a
+# shared 2-core AVX2 host at 6656x2048 (the FFN shape): tinygemm 31 / 112 / 742 ms at 32 / 64 /
+# 512 rows against 244 / 64 / 234 ms for dequantize + fp32 GEMM (noisy: other jobs were running).
+PREFILL_MIN_ROWS = 64
+_NEVER = 2**31 - 1
+
+
+class W4A16Config(QuantizationConfig):
+    path: ClassVar[KernelPath] = "adaptive"
+
+    def __init__(self, group_size: int) -> None:
+        super().__init__()
+        self.group_size = group_size
+        self.prefill_min_rows = PREFILL_MIN_ROWS if self.path == "adaptive" else _NEVER
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(group_size={self.group_size}, path={self.path})"
+
+    # vLLM types method names as a Literal of its built-in ones; ours are registered names.
+    def get_name(self) -> str:  # type: ignore[override]
+        return METHOD_FOR_PATH[self.path]
+
+    def get_supported_act_dtypes(self) -> list[torch.dtype]:
+        return [torch.bfloat16, torch.float16, torch.float32]
+
+    @classmethod
+    def get_min_capability(cls) -> int:
+        return -1  # CPU only; the value is a CUDA compute capability
+
+    @staticmethod
+    def get_config_filenames() -> list[str]:
+        return []
+
+    @classmethod
+    def from_config(cls, config: dict[str, Any]) -> W4A16Config:
+        return cls(group_size=int(cls.get_from_keys(config, ["group_size"])))
+
+    @classmethod
+    def override_quantization_method(  # type: ignore[override]
+        cls, hf_quant_cfg: dict[str, Any], user_quant: str | None, **_: Any
+    ) -> str | None:
+        """The method name for our checkpoints: the user's choice, else the checkpoint's path."""
+        if hf_quant_cfg.get("quant_method") not in METHOD_FOR_PATH.values():
+            return None
+        if user_quant in METHOD_FOR_PATH.values():
+            return user_quant
+        return METHOD_FOR_PATH[hf_quant_cfg.get("path", "adaptive")]
+
+    def get_quant_method(self, layer: torch.nn.Module, prefix: str) -> QuantizeMethodBase | None:
+        if isinstance(layer, VocabParallelEmbedding):
+            return W4A16EmbeddingMethod(self)
+        if isinstance(layer, LinearBase):
+            return W4A16LinearMethod(self)
+        return None
+
+
+class W4A16TinygemmConfig(W4A16Config):
+    path: ClassVar[KernelPath] = "tinygemm"
+
+
+class W4A16LinearMethod(LinearMethodBase):
+    """One instance per layer (vLLM asks the config for each), so it may hold the layer's dtype."""
+
+    def __init__(self, config: W4A16Config) -> None:
+        self.config = config
+        self.params_dtype = torch.bfloat16
+
+    def create_weights(
+        self,
+        layer: torch.nn.Module,
+        input_size_per_partition: int,
+        output_partition_sizes: list[int],
+        input_size: int,
+        output_size: int,
+        params_dtype: torch.dtype,
+        **extra_weight_attrs: Any,
+    ) -> None:
+        rows, columns = sum(output_partition_sizes), input_size_per_partition
+        group_size = self.config.group_size
+        int4pack.check_shape(rows, columns, group_size)
+        tensors = {
+            "qweight": torch.zeros(rows, columns // 2, dtype=torch.uint8),
+            "scales": torch.zeros(rows, columns // group_size, dtype=params_dtype),
+            "zeros": torch.zeros(rows, columns // group_size, dtype=params_dtype),
+        }
+        for name, tensor in tensors.items():
+            parameter = Parameter(tensor, requires_grad=False)
+            set_weight_attrs(parameter, {"input_dim": 1, "output_dim": 0, **extra_weight_attrs})
+            layer.register_parameter(name, parameter)
+        self.params_dtype = params_dtype
+
+    def process_weights_after_loading(self, layer: torch.nn.Module) -> None:
+        int4pack.repack_rows_(layer.get_parameter("qweight").data)
+        scale_zero = int4pack.scales_and_zeros(
+            layer.get_parameter("scales").data,
+            layer.get_parameter("zeros").data,
+            self.params_dtype,
+        )
+        layer.register_parameter("scale_zero", Parameter(scale_zero, requires_grad=False))
+        delattr(layer, "scales")
+        delattr(layer, "zeros")
+
+    def apply(
+        self, layer: torch.nn.Module, x: torch.Tensor, bias: torch.Tensor | None = None
+    ) -> torch.Tensor:
+        rows = x.reshape(-1, x.shape[-1])
+        out = torch.ops.phone_agent.w4a16_linear(
+            rows,
+            layer.get_parameter("qweight"),
+            layer.get_parameter("scale_zero"),
+            self.config.group_size,
+            self.config.prefill_min_rows,
+        )
+        if bias is not None:
+            out = out + bias
+        return out.reshape(*x.shape[:-1], out.shape[-1])
+
+
+class W4A16EmbeddingMethod(W4A16LinearMethod):
+    """An int4 vocabulary table: row lookups for the embedding, tinygemm for the output head."""
+
+    def embedding(self, layer: torch.nn.Module, input_: torch.Tensor) -> torch.Tensor:
+        return int4pack.gather_rows(
+            layer.get_parameter("qweight"),
+            layer.get_parameter("scale_zero"),
+            self.config.group_size,
+            input_,
+            self.params_dtype,
+        )
+
+
+def register() -> None:
+    """Make both method names known to vLLM (idempotent)."""
+    register_quantization_config(W4A16_METHOD)(W4A16Config)
+    register_quantization_config(TINYGEMM_METHOD)(W4A16TinygemmConfig)

@@ -1,0 +1,190 @@
+"""`phone-agent serve --model tiny` for real: one vLLM server for the module, then stopped.
+
+Bounded: eager mode (no compile), a tiny random checkpoint, short replies. Random weights never
+choose to call a tool or close </think>; the grammar of `tool_choice="required"` and vLLM's
+thinking budget make them, so the server-side parsing can be checked end to end.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+
+pytest.importorskip("vllm")
+
+from serving.launcher import ServerRecord, group_members
+
+pytestmark = pytest.mark.slow
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+WIFI_TOOL = {
+    "type": "function",
+    "function": {
+        "name": "set_wifi",
+        "description": "Switch Wi-Fi on or off",
+        "parameters": {
+            "type": "object",
+            "properties": {"state": {"type": "string", "enum": ["on", "off"]}},
+            "required": ["state"],
+        },
+    },
+}
+
+
+@dataclass
+class Server:
+    base_url: str
+    port: int
+    env: dict[str, str]
+    record: ServerRecord
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def phone_agent(
+    *args: str, env: dict[str, str], timeout: float
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "agent.cli", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=REPO_ROOT,
+        timeout=timeout,
+        check=False,
+    )
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    cache = tmp_path_factory.mktemp("cache")
+    env = {**os.environ, "XDG_CACHE_HOME": str(cache)}
+    port = free_port()
+    started = phone_agent(
+        "serve",
+        "--model",
+        "tiny",
+        "--port",
+        str(port),
+        "--enforce-eager",
+        "--detach",
+        env=env,
+        timeout=900,
+    )
+    assert started.returncode == 0, started.stderr[-3000:]
+    base_url = started.stdout.strip().splitlines()[-1]
+    record_file = cache / "phone-agent" / "serve" / f"server-{port}.json"
+    record = ServerRecord.model_validate_json(record_file.read_text())
+    yield Server(base_url, port, env, record)
+    phone_agent("serve", "--stop", "--port", str(port), env=env, timeout=120)
+
+
+def chat(server: Server, **body: object) -> dict:
+    response = httpx.post(
+        f"{server.base_url}/chat/completions",
+        json={"model": "tiny", "max_tokens": 48, **body},
+        timeout=120,
+    )
+    assert response.status_code == 200, response.text
+    return response.json()["choices"][0]
+
+
+def test_a_first_prompt_of_two_tokens_is_served(server: Server) -> None:
+    # On AMX CPUs this request killed the worker (SIGILL) before tile permission was requested.
+    response = httpx.post(
+        f"{server.base_url}/completions",
+        json={"model": "tiny", "prompt": [40, 41], "max_tokens": 2},
+        timeout=120,
+    )
+    assert response.status_code == 200, response.text
+    assert len(response.json()["choices"][0]["text"]) > 0
+
+
+def test_models_lists_the_served_checkpoint(server: Server) -> None:
+    listing = httpx.get(f"{server.base_url}/models", timeout=10).json()
+    assert [model["id"] for model in listing["data"]] == ["tiny"]
+    assert listing["data"][0]["max_model_len"] == 8192  # the default context
+
+
+def test_required_tool_choice_returns_a_parsed_call(server: Server) -> None:
+    choice = chat(
+        server,
+        messages=[{"role": "user", "content": "Turn on Wi-Fi"}],
+        tools=[WIFI_TOOL],
+        tool_choice="required",
+        chat_template_kwargs={"enable_thinking": False},
+        temperature=1.0,
+        seed=7,
+        max_tokens=96,
+    )
+    calls = choice["message"]["tool_calls"]
+    assert calls, choice
+    assert calls[0]["function"]["name"] == "set_wifi"
+    assert json.loads(calls[0]["function"]["arguments"])["state"] in ("on", "off")
+
+
+def test_thinking_reply_is_split_into_reasoning_and_content(server: Server) -> None:
+    choice = chat(
+        server,
+        messages=[{"role": "user", "content": "Hi"}],
+        temperature=1.0,
+        seed=3,
+        thinking_token_budget=6,  # vLLM closes </think> after 6 tokens of reasoning
+        structured_outputs={"regex": "Hello!"},  # applies once reasoning is over
+    )
+    message = choice["message"]
+    assert message["content"] == "Hello!"
+    assert message["reasoning"] and "</think>" not in message["reasoning"]
+
+
+def test_agent_runs_three_steps_on_the_simulator(server: Server, tmp_path: Path) -> None:
+    trajectory = tmp_path / "run.jsonl"
+    result = phone_agent(
+        "run",
+        "Turn on Wi-Fi",
+        "--device",
+        "sim",
+        "--max-steps",
+        "3",
+        "--base-url",
+        server.base_url,
+        "--thinking",
+        "off",
+        "--tool-choice",
+        "required",
+        "--trajectory",
+        str(trajectory),
+        "--yes",
+        "--json",
+        env=server.env,
+        timeout=600,
+    )
+    assert result.returncode in (0, 1), result.stderr[-2000:]
+    summary = json.loads(result.stdout.strip().splitlines()[-1])
+    assert 1 <= summary["steps"] <= 3
+    lines = [json.loads(line) for line in trajectory.read_text().splitlines()]
+    assert lines[0]["type"] == "episode" and lines[-1]["type"] == "end"
+
+
+def test_stop_leaves_no_server_process(server: Server) -> None:
+    assert group_members(server.record.pgid), "the detached server should be running"
+    stopped = phone_agent(
+        "serve", "--stop", "--port", str(server.port), env=server.env, timeout=120
+    )
+    assert stopped.returncode == 0, stopped.stderr
+    assert group_members(server.record.pgid) == []
+    with pytest.raises(httpx.HTTPError):
+        httpx.get(f"{server.base_url}/models", timeout=5)

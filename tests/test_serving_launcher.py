@@ -1,0 +1,229 @@
+"""The server command line, environment, KV budget and process handling (no vLLM started)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from serving import launcher
+from serving.checkpoint import spark_config
+from serving.kv_budget import kv_cache_budget
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+def write_config(directory: Path, shape: str = "tiny") -> Path:
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "config.json").write_text(spark_config(shape).model_dump_json())  # type: ignore[arg-type]
+    return directory
+
+
+def flag(command: list[str], name: str) -> str:
+    return command[command.index(name) + 1]
+
+
+def test_command_carries_what_spark_needs_on_a_cpu(tmp_path: Path) -> None:
+    model = launcher.ResolvedModel(write_config(tmp_path / "m", "1.7b"), "spark", "local")
+    command = launcher.server_command(model, launcher.ServeSettings(max_model_len=4096))
+    assert command[1:3] == ["-m", "vllm.entrypoints.openai.api_server"]
+    assert flag(command, "--tool-call-parser") == "spark25"
+    assert flag(command, "--reasoning-parser") == "qwen3"
+    assert "--enable-auto-tool-choice" in command and "--enable-prefix-caching" in command
+    assert json.loads(flag(command, "--hf-overrides")) == {"max_position_embeddings": 4096}
+    assert int(flag(command, "--kv-cache-memory-bytes")) > 0
+    # No template in the checkpoint: Spark's format is supplied.
+    assert Path(flag(command, "--chat-template")).read_text().count("<|Bot|>") >= 2
+    assert "--enforce-eager" not in command
+
+
+def test_checkpoint_template_is_used_when_present(tmp_path: Path) -> None:
+    directory = write_config(tmp_path / "m")
+    (directory / "tokenizer_config.json").write_text(json.dumps({"chat_template": "{{ x }}"}))
+    model = launcher.ResolvedModel(directory, "m", "local")
+    command = launcher.server_command(model, launcher.ServeSettings(enforce_eager=True))
+    assert "--chat-template" not in command and "--enforce-eager" in command
+
+
+def test_kv_budget_prices_sliding_layers_at_the_window() -> None:
+    config = spark_config("1.7b")
+    budget = kv_cache_budget(config, 8192, max_num_seqs=1, max_num_batched_tokens=512)
+    per_token_layer = 2 * 2 * 256 * 2  # k and v, 2 KV heads of 256, bf16
+    assert budget.bytes_per_token_per_layer == per_token_layer
+    assert budget.full_tokens_per_sequence == 8192
+    # Window 512 + one batch of 512, in 128-token blocks, + one block for an unaligned window.
+    assert budget.sliding_tokens_per_sequence == 1152
+    every_layer_full = 28 * 8192 * per_token_layer
+    assert budget.total_bytes < every_layer_full * 0.4
+
+
+def test_kv_budget_grows_with_concurrency() -> None:
+    config = spark_config("tiny")
+    one = kv_cache_budget(config, 1024, 1, 256).total_bytes
+    four = kv_cache_budget(config, 1024, 4, 256).total_bytes
+    assert 3 * one < four < 4 * one
+
+
+def test_environment_binds_threads_and_drops_the_gib_override() -> None:
+    env = launcher.server_environment({"VLLM_CPU_KVCACHE_SPACE": "8", "PATH": "/bin"}, {0, 1})
+    assert "VLLM_CPU_KVCACHE_SPACE" not in env
+    assert env["VLLM_CPU_OMP_THREADS_BIND"] == "0-1"
+    assert env["VLLM_PLUGINS"] == "phone_agent" and env["HF_HUB_OFFLINE"] == "1"
+    assert env["PATH"] == "/bin"
+
+
+@pytest.mark.parametrize(
+    ("cpus", "expected"),
+    [({0}, "0"), ({0, 1, 2, 3}, "0-3"), ({0, 1, 2, 5, 7, 8}, "0-2,5,7-8"), ({4, 6}, "4,6")],
+)
+def test_cpu_list(cpus: set[int], expected: str) -> None:
+    assert launcher.cpu_list(cpus) == expected
+
+
+def run_cli(
+    *args: str, env: dict[str, str], timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "agent.cli", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=REPO_ROOT,
+        timeout=timeout,
+        check=False,
+    )
+
+
+def test_offline_hub_id_fails_in_one_line_naming_the_way_out(tmp_path: Path) -> None:
+    env = {
+        **os.environ,
+        "HF_HUB_OFFLINE": "1",
+        "HF_HOME": str(tmp_path / "hf"),
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+    }
+    result = run_cli("serve", "--model", "XHToken/Spark-X2.5-1.7B", "--port", "18411", env=env)
+    assert result.returncode == 2
+    error_lines = [line for line in result.stderr.splitlines() if line.startswith("error:")]
+    assert len(error_lines) == 1 and "Traceback" not in result.stderr
+    assert "--model DIR" in error_lines[0] and "XHToken/Spark-X2.5-1.7B" in error_lines[0]
+
+
+def test_stop_without_a_server_says_so(tmp_path: Path) -> None:
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
+    result = run_cli("serve", "--stop", "--port", "18412", env=env)
+    assert result.returncode == 0 and "no detached server" in result.stderr
+
+
+# Stands in for vLLM: answers /v1/models and, like vLLM's engine, starts a child process.
+FAKE_SERVER = textwrap.dedent(
+    """
+    import http.server, os, pathlib, subprocess, sys
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+    pathlib.Path(__file__).with_name("group.txt").write_text(str(os.getpgid(0)))
+    print("Loading weights took 0.0 s\\ninit engine took 0.0 s", flush=True)
+    class Models(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(200); self.end_headers(); self.wfile.write(b'{"data": []}')
+        def log_message(self, *args):
+            pass
+    server = http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), Models)
+    print("Application startup complete.", flush=True)
+    server.serve_forever()
+    """
+)
+
+# Runs the real `serve` handler with the vLLM command swapped for the fake server.
+FOREGROUND_RUNNER = textwrap.dedent(
+    """
+    import sys
+    from pathlib import Path
+    from agent.cli import main
+    from serving import launcher
+    fake, model_dir = sys.argv[1], Path(sys.argv[2])
+    fake_model = launcher.ResolvedModel(model_dir, "fake", "local")
+    launcher.resolve_model = lambda spec, on_stage: fake_model
+    launcher.server_command = lambda model, s, python=sys.executable: [python, fake, str(s.port)]
+    sys.exit(main(["serve", "--model", "fake", "--port", sys.argv[3], *sys.argv[4:]]))
+    """
+)
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def start_fake_serve(tmp_path: Path, *extra: str) -> tuple[subprocess.Popen[str], int]:
+    (tmp_path / "fake_server.py").write_text(FAKE_SERVER)
+    (tmp_path / "runner.py").write_text(FOREGROUND_RUNNER)
+    port = free_port()
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache"), "PYTHONPATH": str(REPO_ROOT)}
+    runner = subprocess.Popen(
+        [
+            sys.executable,
+            str(tmp_path / "runner.py"),
+            str(tmp_path / "fake_server.py"),
+            str(write_config(tmp_path / "m")),
+            str(port),
+            *extra,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+    )
+    return runner, port
+
+
+def wait_for_url(runner: subprocess.Popen[str]) -> str:
+    """The base URL, the one line `serve` prints on stdout once the server is ready."""
+    assert runner.stdout is not None
+    line = runner.stdout.readline()
+    assert line.startswith("http://127.0.0.1:"), f"serve exited with {runner.poll()}"
+    return line.strip()
+
+
+def server_group(tmp_path: Path) -> int:
+    return int((tmp_path / "group.txt").read_text())
+
+
+def test_sigterm_on_a_foreground_server_stops_its_whole_group(tmp_path: Path) -> None:
+    runner, _ = start_fake_serve(tmp_path)
+    wait_for_url(runner)
+    group = server_group(tmp_path)
+    assert len(launcher.group_members(group)) == 2  # the server and its child
+    runner.send_signal(signal.SIGTERM)
+    assert runner.wait(timeout=30) == 130
+    assert launcher.group_members(group) == []
+
+
+def test_detach_then_stop_leaves_nothing_running(tmp_path: Path) -> None:
+    runner, port = start_fake_serve(tmp_path, "--detach")
+    wait_for_url(runner)
+    assert runner.wait(timeout=30) == 0
+    group = server_group(tmp_path)
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    assert launcher.group_members(group), "a detached server keeps running"
+    result = run_cli("serve", "--stop", "--port", str(port), env=env)
+    assert result.returncode == 0, result.stderr
+    assert launcher.group_members(group) == []
+    assert not (tmp_path / "cache" / "phone-agent" / "serve" / f"server-{port}.json").exists()
+
+
+def test_unknown_options_are_refused_unless_meant_for_vllm(tmp_path: Path) -> None:
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
+    for stray in (["--max-len", "512"], ["max-len"]):
+        result = run_cli("serve", "--model", "tiny", *stray, env=env)
+        assert result.returncode == 2
+        assert result.stderr.startswith("error:") and stray[0] in result.stderr
+        assert len(result.stderr.splitlines()) == 1
