@@ -149,7 +149,8 @@ FOREGROUND_RUNNER = textwrap.dedent(
     fake_model = launcher.ResolvedModel(model_dir, "fake", "local")
     launcher.resolve_model = lambda spec, on_stage: fake_model
     launcher.server_command = lambda model, s, python=sys.executable: [python, fake, str(s.port)]
-    sys.exit(main(["serve", "--model", "fake", "--port", sys.argv[3], *sys.argv[4:]]))
+    port, extra = sys.argv[3], sys.argv[4:]
+    sys.exit(main(["serve", "--model", "fake", "--weights", "bf16", "--port", port, *extra]))
     """
 )
 
