@@ -303,34 +303,21 @@ def _register_screens(subparsers: argparse._SubParsersAction[argparse.ArgumentPa
 
 def _handle_screens(args: argparse.Namespace) -> int:
     import re
-    import tempfile
 
     from agent.screen import Screen
-    from evals.policies import PolicySpec
-    from evals.results import ResultStore
-    from evals.runner import EvalSettings, Runner, plan_runs, run_suite
-    from simulator.tasks import TASKS
+    from evals.runner import oracle_screens
 
     out: Path = args.out
     out.mkdir(parents=True, exist_ok=True)
-    seen: set[str] = set()
-
-    def keep(xml: str) -> None:
+    visited = oracle_screens()
+    for number, xml in enumerate(visited.dumps, 1):
         screen = Screen.parse(xml)
-        if screen.signature in seen:
-            return
-        seen.add(screen.signature)
         title = next((e.label for e in screen.elements if e.label and e.role == "text"), "")
         slug = "-".join(re.findall(r"[a-z0-9]+", title.casefold()))[:30] or "screen"
         app = screen.app.rsplit(".", 1)[-1]
-        (out / f"{len(seen):03d}_{app}_{slug}.xml").write_text(xml, encoding="utf-8")
-
-    with tempfile.TemporaryDirectory() as scratch:
-        runner = Runner(Path(scratch), EvalSettings(), on_screen=keep)
-        runs = plan_runs(TASKS, 1, [PolicySpec(kind="oracle")], [True])
-        outcomes = run_suite(runs, runner, ResultStore(Path(scratch) / "results.jsonl"))
-    print(f"{len(seen)} distinct screens from {len(outcomes)} oracle episodes written to {out}")
-    return 0 if all(o.success for o in outcomes) else 1
+        (out / f"{number:03d}_{app}_{slug}.xml").write_text(xml, encoding="utf-8")
+    print(f"{len(visited.dumps)} distinct screens from the oracle plans written to {out}")
+    return 0 if visited.all_succeeded else 1
 
 
 def _positive_int(text: str) -> int:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -31,6 +32,7 @@ from pydantic import BaseModel, ConfigDict
 from agent.guards import RISKY_WORDS, Confirm
 from agent.loop import RunSettings, run_episode
 from agent.model_client import Policy
+from agent.screen import Screen
 from agent.trajectory import (
     StepRecord,
     StopReason,
@@ -374,3 +376,29 @@ def _still_running(
     futures: Sequence[Future[EpisodeOutcome]], consumed: set[Future[EpisodeOutcome]]
 ) -> Iterator[Future[EpisodeOutcome]]:
     return as_completed([f for f in futures if f not in consumed and not f.cancelled()])
+
+
+@dataclass
+class VisitedScreens:
+    """The distinct screens (by signature) the oracle's plans show, in the order first seen."""
+
+    dumps: list[str] = field(default_factory=list)
+    all_succeeded: bool = True
+
+
+def oracle_screens(tasks: Sequence[Task] = TASKS) -> VisitedScreens:
+    """Play every task's oracle plan once through the loop and keep each new screen's XML."""
+    visited = VisitedScreens()
+    signatures: set[str] = set()
+
+    def keep(xml: str) -> None:
+        signature = Screen.parse(xml).signature
+        if signature not in signatures:
+            signatures.add(signature)
+            visited.dumps.append(xml)
+
+    with tempfile.TemporaryDirectory() as scratch:
+        runner = Runner(Path(scratch), EvalSettings(), on_screen=keep)
+        for run in plan_runs(tasks, 1, [PolicySpec(kind="oracle")], [True]):
+            visited.all_succeeded &= runner.run(run).success
+    return visited

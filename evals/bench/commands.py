@@ -1,4 +1,4 @@
-"""`phone-agent bench prompt|step`: performance figures, measured in one run.
+"""`phone-agent bench prompt|step|serving`: performance figures, measured in one run.
 
 Each benchmark is one subcommand of `bench`, added by a function in `_BENCHMARKS`; its handler
 imports what it measures, so `phone-agent --help` stays fast.
@@ -7,10 +7,17 @@ imports what it measures, so `phone-agent --help` stays fast.
 from __future__ import annotations
 
 import argparse
+import os
+import socket
 import sys
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from evals.bench.serving import SchemeMeasurement, ServingBenchSettings
 
 AddBenchmark = Callable[[Any], None]
 
@@ -18,7 +25,7 @@ AddBenchmark = Callable[[Any], None]
 def register(subparsers: Any) -> None:
     bench = subparsers.add_parser(
         "bench",
-        help="measure what a screen and a decision cost (prompt, step)",
+        help="measure what a screen, a decision and a weight build cost (prompt, step, serving)",
         description="Performance benchmarks; absolute numbers vary between machines, compare "
         "the ratios.",
     )
@@ -39,8 +46,8 @@ def _add_prompt(benchmarks: Any) -> None:
         "--corpus",
         type=Path,
         metavar="DIR",
-        help="folder of *.xml dumps (default: the shipped fixture screens, or the simulator's "
-        "screens where none are shipped)",
+        help="folder of *.xml dumps (default: every screen the simulator shows while the "
+        "oracle plays the task suite)",
     )
     parser.add_argument(
         "--tokenizer",
@@ -66,7 +73,7 @@ def _run_prompt(args: argparse.Namespace) -> int:
     if args.corpus is not None:
         corpus_name, dumps = str(args.corpus), prompt.corpus_from_dir(args.corpus)
     else:
-        corpus_name, dumps = prompt.default_corpus()
+        corpus_name, dumps = "simulator oracle screens", prompt.oracle_screens()
     report = prompt.run_prompt_bench(
         corpus_name,
         dumps,
@@ -145,4 +152,247 @@ def _run_step(args: argparse.Namespace) -> int:
     return 0
 
 
-_BENCHMARKS: tuple[AddBenchmark, ...] = (_add_prompt, _add_step)
+def _comma_list(parse: Callable[[str], list[Any]]) -> Callable[[str], list[Any]]:
+    """An argparse type from a list parser, keeping the parser's own message on bad input."""
+
+    def convert(text: str) -> list[Any]:
+        try:
+            return parse(text)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    return convert
+
+
+def _at_least(minimum: int) -> Callable[[str], int]:
+    def convert(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}")
+        return value
+
+    return convert
+
+
+def _add_serving(benchmarks: Any) -> None:
+    from evals.bench.serving import DEFAULT_CONCURRENCY, SCHEMES, parse_schemes, parse_stream_counts
+
+    parser = benchmarks.add_parser(
+        "serving",
+        help="weight builds served side by side: load, memory, prefill, decode, concurrency",
+        description="Build a random Spark checkpoint of the shape and its quantized copies "
+        "(reused from --work-dir when present), serve each in turn through the launcher of "
+        "`phone-agent serve` (eager mode) and measure load time, peak and settled anonymous RSS, "
+        "prefill and decode tok/s, as ratios to bf16; then sweep simultaneous decode streams on "
+        "the fastest build. A scheme that cannot be built or served on this machine is reported "
+        "in its row. The llama.cpp peer is not measured here.",
+    )
+    parser.add_argument("--shape", choices=("tiny", "1.7b"), default="1.7b", help="(1.7b)")
+    parser.add_argument(
+        "--schemes",
+        type=_comma_list(parse_schemes),
+        default=list(SCHEMES),
+        metavar="LIST",
+        help=f"comma-separated builds to measure ({','.join(SCHEMES)})",
+    )
+    parser.add_argument(
+        "--work-dir",
+        type=Path,
+        metavar="DIR",
+        help="where the checkpoints and server logs live, reused between runs "
+        "(default: a folder per shape in the user cache)",
+    )
+    parser.add_argument(
+        "--runs", type=_at_least(1), default=3, metavar="N", help="runs per median (3)"
+    )
+    parser.add_argument(
+        "--decode-tokens", type=_at_least(2), default=128, metavar="N", help="(128)"
+    )
+    parser.add_argument(
+        "--prefill-tokens", type=_at_least(1), default=512, metavar="N", help="(512)"
+    )
+    parser.add_argument(
+        "--concurrency",
+        type=_comma_list(parse_stream_counts),
+        default=list(DEFAULT_CONCURRENCY),
+        metavar="LIST",
+        help=f"simultaneous decode streams to sweep ({','.join(map(str, DEFAULT_CONCURRENCY))})",
+    )
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.set_defaults(handler=_run_serving)
+
+
+def _run_serving(args: argparse.Namespace) -> int:
+    from evals.bench import serving
+    from serving import launcher
+    from serving.checkpoint import user_cache_dir
+
+    settings = serving.ServingBenchSettings(
+        shape=args.shape,
+        schemes=args.schemes,
+        runs=args.runs,
+        decode_tokens=args.decode_tokens,
+        prefill_tokens=args.prefill_tokens,
+        concurrency=args.concurrency,
+    )
+    work_dir: Path = args.work_dir or user_cache_dir() / "bench-serving" / args.shape
+    with launcher.stop_signals_raise():
+        report = serving.run_serving_bench(
+            _ServingStack(work_dir, settings),
+            settings,
+            progress=lambda message: print(message, file=sys.stderr),
+        )
+    print(report.model_dump_json(indent=2) if args.json else serving.render_text(report))
+    return 0
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+class _ServingStack:
+    """The `bench serving` backend: our checkpoint writer, quantizer and vLLM launcher.
+
+    Layout of the work directory: one folder per scheme (`bf16` is the random source) and
+    `logs/`. A folder is written under a temporary name and renamed when complete, so a build
+    interrupted half-way is made again rather than measured.
+    """
+
+    def __init__(self, work_dir: Path, settings: ServingBenchSettings) -> None:
+        self._work_dir = work_dir
+        self._settings = settings
+        self._logs = work_dir / "logs"
+        # Room for the prefill prompt and for a decode run, whichever is longer.
+        self._max_model_len = max(2048, settings.prefill_tokens + settings.decode_tokens)
+
+    def _build(self, scheme: str, write: Callable[[Path], object]) -> Path:
+        import shutil
+
+        target = self._work_dir / scheme
+        if not (target / "config.json").is_file():
+            building = target.with_name(target.name + ".building")
+            shutil.rmtree(building, ignore_errors=True)
+            write(building)
+            shutil.rmtree(target, ignore_errors=True)
+            building.rename(target)
+        return target
+
+    def _source(self) -> Path:
+        from evals.bench import BenchInputError
+        from serving.checkpoint import SparkConfig, make_checkpoint, spark_config
+
+        shape = self._settings.shape
+        source = self._build("bf16", lambda path: make_checkpoint(path, shape))
+        if SparkConfig.load(source) != spark_config(shape):
+            raise BenchInputError(f"{source} holds a checkpoint of another shape than {shape}")
+        return source
+
+    def prepare(self, scheme: str) -> SchemeMeasurement:
+        from evals.bench.serving import SchemeMeasurement
+        from serving.quantization.quantize import QuantizeError, quantize_checkpoint
+
+        source = self._source()
+        if scheme == "bf16":
+            return SchemeMeasurement(scheme=scheme, checkpoint_bytes=_weights_bytes(source))
+        started = time.monotonic()
+        reused = (self._work_dir / scheme / "config.json").is_file()
+        try:
+            target = self._build(
+                scheme,
+                lambda path: quantize_checkpoint(source, path, scheme),  # type: ignore[arg-type]
+            )
+        except (QuantizeError, OSError, RuntimeError) as exc:
+            return SchemeMeasurement(scheme=scheme, error=f"quantizing failed: {exc}")
+        return SchemeMeasurement(
+            scheme=scheme,
+            checkpoint_bytes=_weights_bytes(target),
+            quantize_seconds=None if reused else round(time.monotonic() - started, 1),
+        )
+
+    def measure(self, builds: Sequence[SchemeMeasurement]) -> list[SchemeMeasurement]:
+        from evals.bench.serving import SchemeMeasurement
+        from serving.quantization.bench import measure_builds
+
+        schemes = [build.scheme for build in builds]
+        results = measure_builds(
+            [(scheme, self._work_dir / scheme) for scheme in schemes],
+            port=_free_port(),
+            log_dir=self._logs,
+            extra_args={scheme: _serve_args(scheme) for scheme in schemes},
+            max_model_len=self._max_model_len,
+            decode_tokens=self._settings.decode_tokens,
+            prefill_tokens=self._settings.prefill_tokens,
+            runs=self._settings.runs,
+            enforce_eager=True,
+        )
+        measurements = []
+        for build, result in zip(builds, results, strict=True):
+            log = self._logs / f"{build.scheme}.log"
+            measurements.append(
+                SchemeMeasurement(
+                    **result.model_dump(exclude={"label", "model", "error"}),
+                    scheme=build.scheme,
+                    quantize_seconds=build.quantize_seconds,
+                    error=_with_cause(result.error, log) if result.error else None,
+                )
+            )
+        return measurements
+
+    @contextmanager
+    def serve(self, scheme: str, max_streams: int) -> Iterator[tuple[str, str]]:
+        from serving import launcher
+
+        settings = launcher.ServeSettings(
+            port=_free_port(),
+            max_model_len=self._max_model_len,
+            max_num_seqs=max_streams,
+            enforce_eager=True,
+            extra_args=tuple(_serve_args(scheme)),
+        )
+        model = launcher.ResolvedModel(self._work_dir / scheme, scheme, "local")
+        log_path = self._logs / f"{scheme}-concurrency.log"
+        process = launcher.start_server(
+            launcher.server_command(model, settings),
+            launcher.server_environment(os.environ, os.sched_getaffinity(0)),
+            log_path,
+        )
+        try:
+            try:
+                launcher.wait_until_ready(
+                    process, settings.base_url, log_path, lambda stage: None, 1800.0
+                )
+            except launcher.ServeError as exc:
+                raise RuntimeError(_with_cause(str(exc).splitlines()[0], log_path)) from exc
+            yield settings.base_url, scheme
+        finally:
+            launcher.stop_group(process.pid)
+
+
+def _weights_bytes(model_dir: Path) -> int:
+    return sum(path.stat().st_size for path in model_dir.glob("*.safetensors"))
+
+
+def _serve_args(scheme: str) -> list[str]:
+    from serving.quantization.probe import SERVE_ARGS
+
+    # Schemes reach here through parse_schemes, whose names are exactly SERVE_ARGS's keys.
+    return SERVE_ARGS[scheme]  # type: ignore[index]
+
+
+def _with_cause(error: str, log_path: Path) -> str:
+    """A start-up failure ("exited ... see LOG:") followed by the exception the log names."""
+    from evals.bench.serving import failure_cause
+
+    try:
+        cause = failure_cause(log_path.read_text(encoding="utf-8", errors="replace"))
+    except OSError:
+        cause = None
+    return f"{error.rstrip(':')}: {cause}" if cause else error
+
+
+_BENCHMARKS: tuple[AddBenchmark, ...] = (_add_prompt, _add_step, _add_serving)

@@ -17,7 +17,6 @@ import statistics
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 
 from lxml import etree
@@ -122,50 +121,11 @@ def corpus_from_dir(directory: Path) -> list[Dump]:
     return dumps
 
 
-def fixture_screens() -> list[Dump]:
-    """The XML screens shipped with the package."""
-    folder = resources.files("fixtures") / "screens"
-    if not folder.is_dir():
-        return []
-    files = sorted(
-        (entry for entry in folder.iterdir() if entry.name.endswith(".xml")),
-        key=lambda entry: entry.name,
-    )
-    return [Dump(entry.name, entry.read_bytes()) for entry in files]
-
-
 def oracle_screens() -> list[Dump]:
     """Every distinct screen the simulator shows while the oracle plays each task's plan."""
-    from agent.actions import TaskComplete
-    from agent.execute import execute
-    from devices.base import DeviceError
-    from evals.oracle import OracleError, resolve
-    from simulator import Simulator
-    from simulator.tasks import TASKS
+    from evals.runner import oracle_screens as visited
 
-    seen: dict[str, str] = {}
-    for task in TASKS:
-        phone = Simulator(state=task.initial_state(0))
-        for step in task.oracle(0):
-            xml = phone.dump_xml()
-            screen = Screen.parse(xml)
-            seen.setdefault(xml, f"sim-{len(seen) + 1:03d}-{task.name}")
-            try:
-                action = resolve(step, screen)
-                if isinstance(action, TaskComplete):
-                    break
-                execute(action, screen, phone)
-            except (OracleError, DeviceError):
-                break  # a plan that no longer fits its app: the screens so far still count
-    return [Dump(name, xml.encode("utf-8")) for xml, name in seen.items()]
-
-
-def default_corpus() -> tuple[str, list[Dump]]:
-    """The shipped fixture screens, or the simulator's screens where none are shipped."""
-    shipped = fixture_screens()
-    if shipped:
-        return "fixtures/screens", shipped
-    return "simulator oracle screens", oracle_screens()
+    return [Dump(f"sim-{n:03d}", xml.encode("utf-8")) for n, xml in enumerate(visited().dumps, 1)]
 
 
 def load_token_counter(path: Path) -> TokenCounter:
