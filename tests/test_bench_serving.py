@@ -1,0 +1,263 @@
+"""`bench serving`: ratios to bf16, the four-bit targets, the concurrency sweep, the command."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent.cli import main
+from evals.bench import serving
+from evals.bench.serving import SchemeMeasurement, ServingBenchSettings
+
+GIB = 2**30
+
+
+def _measured(scheme: str, decode: float, settled_gib: float, prefill: float = 300.0) -> Any:
+    return SchemeMeasurement(
+        scheme=scheme,
+        checkpoint_bytes=GIB,
+        load_seconds=10.0,
+        peak_rss_anon_bytes=int(2 * settled_gib * GIB),
+        settled_rss_anon_bytes=int(settled_gib * GIB),
+        prefill_tokens_per_s=prefill,
+        decode_tokens_per_s=decode,
+        decode_runs=[decode],
+    )
+
+
+def _failed(scheme: str, error: str = "the server exited") -> SchemeMeasurement:
+    return SchemeMeasurement(scheme=scheme, checkpoint_bytes=GIB, error=error)
+
+
+def test_ratios_are_against_the_bf16_row_and_the_targets_are_judged_on_w4a16() -> None:
+    rows = serving.with_ratios([_measured("bf16", 4.0, 6.0), _measured("w4a16", 8.0, 2.4, 150.0)])
+    assert [(r.decode_vs_bf16, r.settled_rss_vs_bf16, r.prefill_vs_bf16) for r in rows] == [
+        (1.0, 1.0, 1.0),
+        (2.0, 0.4, 0.5),
+    ]
+    checks = serving.target_checks(rows)
+    assert [(c.measured, c.comparison, c.target, c.met) for c in checks] == [
+        (2.0, ">=", 1.8, True),
+        (0.4, "<=", 0.45, True),
+    ]
+
+
+def test_a_target_missed_is_reported_as_not_met() -> None:
+    rows = serving.with_ratios([_measured("bf16", 4.0, 6.0), _measured("w4a16", 6.0, 3.0)])
+    assert [(c.measured, c.met) for c in serving.target_checks(rows)] == [
+        (1.5, False),
+        (0.5, False),
+    ]
+
+
+@pytest.mark.parametrize(
+    "measurements",
+    [
+        [_failed("bf16"), _measured("w4a16", 8.0, 2.4)],  # no reference
+        [_measured("bf16", 4.0, 6.0), _failed("w4a16")],  # no four-bit numbers
+        [_measured("bf16", 4.0, 6.0), _measured("w8a8", 6.0, 3.0)],  # w4a16 not requested
+    ],
+)
+def test_a_target_without_both_numbers_is_not_measured_never_met(
+    measurements: list[SchemeMeasurement],
+) -> None:
+    rows = serving.with_ratios(measurements)
+    assert all(c.measured is None and c.met is None for c in serving.target_checks(rows))
+
+
+def test_the_fastest_scheme_is_the_best_decode_among_rows_that_did_not_fail() -> None:
+    rows = [_measured("bf16", 4.0, 6.0), _failed("w4a8"), _measured("w8a8", 6.5, 3.0)]
+    assert serving.fastest_scheme(rows) == "w8a8"
+    assert serving.fastest_scheme([_failed("bf16")]) is None
+
+
+def test_failure_cause_is_the_first_exception_logged_as_an_error() -> None:
+    log = (
+        "(APIServer pid=1) WARNING a limit can cause `OSError: [Errno 24] Too many open files`\n"
+        "(Worker pid=3) ERROR 11-29 15:35:35 [executor.py:1063] AttributeError: '_OpNamespace' "
+        "'_C' object has no attribute 'cpu_gemm_wna16'\n"
+        "(EngineCore pid=2) ERROR 11-29 15:35:35 [core.py:1512] RuntimeError: Worker failed\n"
+        "(APIServer pid=1) ERROR 11-29 15:35:35 [async_llm.py:906] "
+        "vllm.v1.engine.exceptions.EngineDeadError: EngineCore encountered an issue.\n"
+    )
+    assert serving.failure_cause(log) == (
+        "AttributeError: '_OpNamespace' '_C' object has no attribute 'cpu_gemm_wna16'"
+    )
+
+
+def test_failure_cause_falls_back_to_a_bare_traceback_and_else_to_nothing() -> None:
+    traceback = (
+        "Traceback (most recent call last):\n"
+        '  File "x.py", line 1, in <module>\n'
+        "ModuleNotFoundError: No module named 'vllm'\n"
+    )
+    assert serving.failure_cause(traceback) == "ModuleNotFoundError: No module named 'vllm'"
+    assert serving.failure_cause("INFO all good\n") is None
+
+
+def test_scheme_and_stream_lists_are_checked_and_normalised() -> None:
+    assert serving.parse_schemes("w4a16, bf16,w4a16") == ["w4a16", "bf16"]
+    assert serving.parse_stream_counts("8,1,2,2") == [1, 2, 8]
+    with pytest.raises(ValueError, match="unknown scheme 'w2a2'"):
+        serving.parse_schemes("bf16,w2a2")
+    with pytest.raises(ValueError, match="at least 1"):
+        serving.parse_stream_counts("0,1")
+
+
+@pytest.mark.parametrize(
+    "argument",
+    [["--schemes", "bf16,int3"], ["--concurrency", "1,x"], ["--runs", "0"]],
+)
+def test_bad_options_exit_2_with_one_line(
+    argument: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["bench", "serving", *argument]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1
+
+
+class _FakeBackend:
+    """Builds fail for the schemes in `unbuildable`; measurement and sweep use canned numbers."""
+
+    def __init__(self, measured: dict[str, SchemeMeasurement], unbuildable: set[str]) -> None:
+        self._measured = measured
+        self._unbuildable = unbuildable
+        self.measured_schemes: list[str] = []
+        self.served: list[tuple[str, int]] = []
+
+    def prepare(self, scheme: str) -> SchemeMeasurement:
+        if scheme in self._unbuildable:
+            return SchemeMeasurement(scheme=scheme, error="quantizing failed: disk full")
+        return SchemeMeasurement(scheme=scheme, checkpoint_bytes=GIB)
+
+    def measure(self, builds: Sequence[SchemeMeasurement]) -> list[SchemeMeasurement]:
+        self.measured_schemes = [b.scheme for b in builds]
+        return [self._measured[b.scheme] for b in builds]
+
+    @contextmanager
+    def serve(self, scheme: str, max_streams: int) -> Iterator[tuple[str, str]]:
+        self.served.append((scheme, max_streams))
+        with _completions_server(seconds_per_token=0.001) as base_url:
+            yield base_url, scheme
+
+
+def test_a_failed_scheme_keeps_its_row_and_the_sweep_runs_on_the_fastest() -> None:
+    backend = _FakeBackend(
+        {
+            "bf16": _measured("bf16", 4.0, 6.0),
+            "w4a16": _measured("w4a16", 7.6, 3.0),
+            "w4a8": _failed("w4a8", "the server exited: AttributeError: cpu_gemm_wna16"),
+        },
+        unbuildable={"w8a8"},
+    )
+    settings = ServingBenchSettings(
+        shape="tiny",
+        schemes=["bf16", "w4a16", "w4a8", "w8a8"],
+        runs=1,
+        decode_tokens=4,
+        prefill_tokens=8,
+        concurrency=[1, 2],
+    )
+    report = serving.run_serving_bench(backend, settings)
+    assert backend.measured_schemes == ["bf16", "w4a16", "w4a8"]  # w8a8 never reached a server
+    assert [(r.scheme, r.error is None) for r in report.rows] == [
+        ("bf16", True),
+        ("w4a16", True),
+        ("w4a8", False),
+        ("w8a8", False),
+    ]
+    assert backend.served == [("w4a16", 2)]
+    assert [p.streams for p in report.concurrency.points] == [1, 2]
+    assert [(c.measured, c.met) for c in report.targets] == [(1.9, True), (0.5, False)]
+    assert any("llama.cpp" in item for item in report.not_measured)
+    assert any(item.startswith("w8a8: quantizing failed") for item in report.not_measured)
+    text = serving.render_text(report)
+    assert "failed: the server exited: AttributeError: cpu_gemm_wna16" in text
+    assert "NOT met" in text and "not measured: llama.cpp" in text
+
+
+@contextmanager
+def _completions_server(seconds_per_token: float) -> Iterator[str]:
+    """An OpenAI-style /v1/completions that takes `seconds_per_token` per requested token."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            time.sleep(body["max_tokens"] * seconds_per_token)
+            reply = json.dumps({"usage": {"completion_tokens": body["max_tokens"]}}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(reply)))
+            self.end_headers()
+            self.wfile.write(reply)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    finally:
+        server.shutdown()
+        thread.join()
+
+
+def test_simultaneous_streams_add_up_in_the_aggregate_rate() -> None:
+    with _completions_server(seconds_per_token=0.01) as base_url:
+        points = serving.measure_concurrency(base_url, "m", [1, 4], decode_tokens=20, runs=3)
+    single, four = points
+    # One stream alone: ~100 tok/s. Four served in parallel: each as fast, four times the total.
+    assert single.aggregate_tokens_per_s == pytest.approx(single.per_stream_tokens_per_s, rel=0.2)
+    assert four.aggregate_tokens_per_s > 2.5 * single.aggregate_tokens_per_s
+    assert four.per_stream_tokens_per_s == pytest.approx(single.per_stream_tokens_per_s, rel=0.5)
+
+
+def _cpu_has_avx512() -> bool:
+    return "avx512f" in Path("/proc/cpuinfo").read_text()
+
+
+@pytest.mark.slow
+def test_bench_serving_measures_tiny_builds_and_reports_what_cannot_serve(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    command = ["bench", "serving", "--shape", "tiny", "--schemes", "bf16,w4a8", "--runs", "1"]
+    options = ["--decode-tokens", "8", "--prefill-tokens", "32", "--concurrency", "1,2"]
+    assert main([*command, *options, "--work-dir", str(tmp_path), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    bf16, w4a8 = report["rows"]
+    assert (bf16["scheme"], w4a8["scheme"]) == ("bf16", "w4a8")
+    assert bf16["error"] is None
+    for field in (
+        "load_seconds",
+        "peak_rss_anon_bytes",
+        "settled_rss_anon_bytes",
+        "prefill_tokens_per_s",
+        "decode_tokens_per_s",
+        "checkpoint_bytes",
+    ):
+        assert bf16[field] > 0, field
+    assert bf16["decode_vs_bf16"] == 1.0
+    if _cpu_has_avx512():
+        assert w4a8["error"] is None and w4a8["decode_tokens_per_s"] > 0
+    else:  # vLLM's AVX2 build has no W4A8 (GPTQ) CPU kernel: a row with the cause, no crash
+        assert "cpu_gemm_wna16" in w4a8["error"]
+        assert w4a8["decode_tokens_per_s"] is None
+        assert any(item.startswith("w4a8: ") for item in report["not_measured"])
+    sweep = report["concurrency"]
+    assert sweep["error"] is None
+    assert [p["streams"] for p in sweep["points"]] == [1, 2]
+    assert all(p["aggregate_tokens_per_s"] > 0 for p in sweep["points"])
+    assert [t["met"] for t in report["targets"]] == [None, None]  # no w4a16 in this run
+    assert any("llama.cpp" in item for item in report["not_measured"])
+    assert (tmp_path / "bf16" / "config.json").is_file()
+    assert (tmp_path / "w4a8" / "config.json").is_file()
