@@ -470,7 +470,7 @@ def test_cli_serves_the_simulator_until_interrupted() -> None:
         assert device.foreground_app() == "com.google.android.apps.nexuslauncher"
     finally:
         server.send_signal(signal.SIGINT)
-        assert server.wait(timeout=10) == 0
+        assert server.wait(timeout=30) == 0  # generous: CI machines can be loaded
 
 
 def test_cli_rejects_bad_options_in_one_line() -> None:

@@ -190,6 +190,10 @@ class AdbServer:
                 connection.send(_fail("too many connections"))
             return
         with self._open_lock:
+            if self._stopped.is_set():
+                # accepted while stop() was closing connections: it would wait on this one
+                self._slots.release()
+                return
             self._open.add(sock)
         try:
             sock.settimeout(IDLE_TIMEOUT_S)
