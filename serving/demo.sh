@@ -14,7 +14,10 @@ PORT=8000  # the address `phone-agent run` uses by default
 trap '"$BIN/phone-agent" serve --stop --port "$PORT"' EXIT
 
 status=0
-"$BIN/phone-agent" run "Turn on Wi-Fi" --device sim --max-steps 3 || status=$?
+# Required tool choice makes the server's grammar shape even random weights into tool calls, so
+# the demo exercises parsing, the guards and the simulator rather than stopping at prose.
+"$BIN/phone-agent" run "Turn on Wi-Fi" --device sim --max-steps 3 --tool-choice required \
+    || status=$?
 case "$status" in
     0) echo "demo: the agent reported the goal reached" ;;
     1) echo "demo: the agent ran; random weights are not expected to reach the goal" ;;

@@ -459,7 +459,14 @@ def test_cli_serves_the_simulator_until_interrupted() -> None:
 
     command = [sys.executable, "-m", "agent.cli", "sim", "adb-server", "--port", "0"]
     command += ["--sim-state", "wifi=off", "--serial", "emulator-5580"]
-    server = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
+    # A test run started in the background inherits an ignored SIGINT, as the shell arranges
+    # for background jobs; the server must see Ctrl-C as a terminal would deliver it.
+    server = subprocess.Popen(
+        command,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     try:
         assert server.stderr is not None
         banner = server.stderr.readline()
