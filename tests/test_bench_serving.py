@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -26,7 +27,9 @@ def _measured(scheme: str, decode: float, settled_gib: float, prefill: float = 3
         checkpoint_bytes=GIB,
         load_seconds=10.0,
         peak_rss_anon_bytes=int(2 * settled_gib * GIB),
-        settled_rss_anon_bytes=int(settled_gib * GIB),
+        settled_rss_anon_bytes=int(settled_gib * GIB) + GIB,  # API server and engine core
+        peak_worker_rss_anon_bytes=int(1.5 * settled_gib * GIB),
+        settled_worker_rss_anon_bytes=int(settled_gib * GIB),
         prefill_tokens_per_s=prefill,
         decode_tokens_per_s=decode,
         decode_runs=[decode],
@@ -39,10 +42,10 @@ def _failed(scheme: str, error: str = "the server exited") -> SchemeMeasurement:
 
 def test_ratios_are_against_the_bf16_row_and_the_targets_are_judged_on_w4a16() -> None:
     rows = serving.with_ratios([_measured("bf16", 4.0, 6.0), _measured("w4a16", 8.0, 2.4, 150.0)])
-    assert [(r.decode_vs_bf16, r.settled_rss_vs_bf16, r.prefill_vs_bf16) for r in rows] == [
-        (1.0, 1.0, 1.0),
-        (2.0, 0.4, 0.5),
-    ]
+    assert [
+        (r.decode_vs_bf16, r.settled_worker_rss_vs_bf16, r.settled_rss_vs_bf16, r.prefill_vs_bf16)
+        for r in rows
+    ] == [(1.0, 1.0, 1.0, 1.0), (2.0, 0.4, 0.486, 0.5)]
     checks = serving.target_checks(rows)
     assert [(c.measured, c.comparison, c.target, c.met) for c in checks] == [
         (2.0, ">=", 1.8, True),
@@ -222,6 +225,29 @@ def test_simultaneous_streams_add_up_in_the_aggregate_rate() -> None:
     assert four.per_stream_tokens_per_s == pytest.approx(single.per_stream_tokens_per_s, rel=0.5)
 
 
+def test_a_group_sample_sums_its_processes_and_names_the_largest_the_worker() -> None:
+    import subprocess
+    import sys
+
+    from serving.quantization.bench import rss_anon_bytes, sample_group
+
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys; b = bytearray(256 << 20); sys.stdin.read()"],
+        stdin=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while rss_anon_bytes(holder.pid) < 256 << 20 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        own, held = rss_anon_bytes(os.getpid()), rss_anon_bytes(holder.pid)
+        sample = sample_group([os.getpid(), holder.pid, 2**22 + 7])  # the last one: no process
+    finally:
+        holder.communicate(b"")
+    assert held >= 256 << 20
+    assert sample.worker == pytest.approx(max(own, held), rel=0.05)
+    assert sample.total == pytest.approx(own + held, rel=0.05)
+
+
 def _cpu_has_avx512() -> bool:
     return "avx512f" in Path("/proc/cpuinfo").read_text()
 
@@ -241,12 +267,17 @@ def test_bench_serving_measures_tiny_builds_and_reports_what_cannot_serve(
         "load_seconds",
         "peak_rss_anon_bytes",
         "settled_rss_anon_bytes",
+        "peak_worker_rss_anon_bytes",
+        "settled_worker_rss_anon_bytes",
         "prefill_tokens_per_s",
         "decode_tokens_per_s",
         "checkpoint_bytes",
     ):
         assert bf16[field] > 0, field
     assert bf16["decode_vs_bf16"] == 1.0
+    # The worker is one of the server's processes: less than their sum, at most their peak.
+    assert bf16["settled_worker_rss_anon_bytes"] < bf16["settled_rss_anon_bytes"]
+    assert bf16["settled_worker_rss_anon_bytes"] <= bf16["peak_worker_rss_anon_bytes"]
     if _cpu_has_avx512():
         assert w4a8["error"] is None and w4a8["decode_tokens_per_s"] > 0
     else:  # vLLM's AVX2 build has no W4A8 (GPTQ) CPU kernel: a row with the cause, no crash

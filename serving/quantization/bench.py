@@ -6,9 +6,11 @@ through the OpenAI API with fresh random prompts (no prefix-cache hits):
 - decode: tokens per second while streaming `decode_tokens` tokens after a short prompt,
   (chunks - 1) / (last - first), median of `runs`;
 - prefill: `prefill_tokens` prompt tokens / time to the single completion token, median;
-- memory: anonymous RSS (RssAnon, not VmRSS: page-cache-backed weights do not count) summed over
-  every process of the server's group, sampled during start-up (peak) and after the requests
-  (settled).
+- memory: anonymous RSS (RssAnon, not VmRSS: page-cache-backed weights do not count), sampled
+  during start-up (peak) and after the requests (settled), two ways: summed over every process of
+  the server's group, and for the worker alone, the process that holds the weights and the KV
+  cache. The API server and engine-core processes around it cost the same ~0.85 GiB whatever the
+  weights, so the worker is where builds differ.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import time
 from collections.abc import Mapping, Sequence
 from contextlib import suppress
 from pathlib import Path
+from typing import NamedTuple
 
 import httpx
 from pydantic import BaseModel
@@ -39,28 +42,39 @@ class ServingMeasurement(BaseModel):
     load_seconds: float | None = None
     peak_rss_anon_bytes: int | None = None
     settled_rss_anon_bytes: int | None = None
+    peak_worker_rss_anon_bytes: int | None = None
+    settled_worker_rss_anon_bytes: int | None = None
     prefill_tokens_per_s: float | None = None
     decode_tokens_per_s: float | None = None
     decode_runs: list[float] = []
     error: str | None = None
 
 
-def rss_anon_bytes(pids: Sequence[int]) -> int:
-    total = 0
-    for pid in pids:
-        with suppress(OSError):
-            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-                if line.startswith("RssAnon:"):
-                    total += int(line.split()[1]) * 1024
-    return total
+def rss_anon_bytes(pid: int) -> int:
+    """RssAnon of one process; 0 for a process that has gone."""
+    with suppress(OSError):
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("RssAnon:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+class RssSample(NamedTuple):
+    total: int  # summed over the group
+    worker: int  # the largest process: vLLM's worker, which holds weights and KV cache
+
+
+def sample_group(pids: Sequence[int]) -> RssSample:
+    sizes = [rss_anon_bytes(pid) for pid in pids]
+    return RssSample(total=sum(sizes), worker=max(sizes, default=0))
 
 
 class RssSampler:
-    """Samples the summed RssAnon of a process group in a thread; keeps the peak."""
+    """Samples a process group's RssAnon in a thread; keeps the peaks."""
 
     def __init__(self, pgid: int) -> None:
         self._pgid = pgid
-        self.peak = 0
+        self.peak = RssSample(0, 0)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
@@ -72,11 +86,11 @@ class RssSampler:
         self._stop.set()
         self._thread.join()
 
-    def sample(self) -> int:
+    def sample(self) -> RssSample:
         from serving.launcher import group_members
 
-        value = rss_anon_bytes(group_members(self._pgid))
-        self.peak = max(self.peak, value)
+        value = sample_group(group_members(self._pgid))
+        self.peak = RssSample(*map(max, zip(self.peak, value, strict=True)))
         return value
 
     def _run(self) -> None:
@@ -175,8 +189,9 @@ def measure_build(
                     round(measure_decode(client, label, rng, decode_tokens), 2) for _ in range(runs)
                 ]
                 result.decode_tokens_per_s = statistics.median(result.decode_runs)
-            result.settled_rss_anon_bytes = sampler.sample()
-            result.peak_rss_anon_bytes = sampler.peak
+            settled = sampler.sample()
+            result.settled_rss_anon_bytes, result.settled_worker_rss_anon_bytes = settled
+            result.peak_rss_anon_bytes, result.peak_worker_rss_anon_bytes = sampler.peak
     except (launcher.ServeError, httpx.HTTPError, RuntimeError) as exc:
         result.error = str(exc).strip().splitlines()[0]
     finally:
@@ -205,37 +220,3 @@ def measure_builds(
         )
         for label, path in builds
     ]
-
-
-def markdown_table(results: Sequence[ServingMeasurement]) -> str:
-    """The side-by-side table, with ratios against the first (reference) row."""
-    gib = 2**30
-    reference = results[0]
-    lines = [
-        "| build | checkpoint GiB | load s | peak RssAnon GiB | settled RssAnon GiB "
-        "| prefill tok/s | decode tok/s (runs) | decode vs first | RSS vs first |",
-        "|---|---|---|---|---|---|---|---|---|",
-    ]
-    for row in results:
-        if row.error:
-            lines.append(
-                f"| {row.label} | {row.checkpoint_bytes / gib:.2f} | failed: {row.error} |"
-            )
-            continue
-        speed = (
-            f"{row.decode_tokens_per_s / reference.decode_tokens_per_s:.2f}x"
-            if row.decode_tokens_per_s and reference.decode_tokens_per_s
-            else "-"
-        )
-        memory = (
-            f"{row.settled_rss_anon_bytes / reference.settled_rss_anon_bytes:.0%}"
-            if row.settled_rss_anon_bytes and reference.settled_rss_anon_bytes
-            else "-"
-        )
-        lines.append(
-            f"| {row.label} | {row.checkpoint_bytes / gib:.2f} | {row.load_seconds} "
-            f"| {(row.peak_rss_anon_bytes or 0) / gib:.2f} "
-            f"| {(row.settled_rss_anon_bytes or 0) / gib:.2f} | {row.prefill_tokens_per_s} "
-            f"| {row.decode_tokens_per_s} {row.decode_runs} | {speed} | {memory} |"
-        )
-    return "\n".join(lines)
