@@ -13,6 +13,7 @@ import contextlib
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -146,6 +147,13 @@ def has_chat_template(model_dir: Path) -> bool:
     if not tokenizer_config.is_file():
         return False
     return "chat_template" in json.loads(tokenizer_config.read_text(encoding="utf-8"))
+
+
+def free_port() -> int:
+    """A loopback port nobody listens on now (for servers this process starts and measures)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
 
 
 def cpu_list(cpus: set[int]) -> str:

@@ -25,7 +25,6 @@ BUILTIN_PROMPTS = (
     "Enable dark theme, then go back to the home screen.",
     "Add a contact named Bob with the number 555 0100.",
 )
-_PORT = 8793
 
 
 class PromptComparison(BaseModel):
@@ -111,7 +110,7 @@ def _serve(model_dir: Path, label: str, log_dir: Path) -> tuple[int, str]:
     from serving import launcher
 
     settings = launcher.ServeSettings(
-        port=_PORT, max_model_len=2048, max_num_seqs=1, enforce_eager=True
+        port=launcher.free_port(), max_model_len=2048, max_num_seqs=1, enforce_eager=True
     )
     model = launcher.ResolvedModel(model_dir, label, "local")
     env = launcher.server_environment(os.environ, os.sched_getaffinity(0))
