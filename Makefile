@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install serving-stack lint test demo clean
+.PHONY: install serving-stack peer lint test demo clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -19,6 +19,10 @@ install: $(STAMP)
 # The vLLM CPU stack (large): installed into the same virtualenv.
 serving-stack: $(STAMP)
 	bash serving/install.sh $(BIN)/python
+
+# Optional: llama.cpp as the peer of `phone-agent bench serving` (compiles it; minutes).
+peer: $(STAMP)
+	CMAKE_BUILD_PARALLEL_LEVEL=$$(nproc) $(BIN)/pip install --quiet -e '.[peer]'
 
 # mypy must see the same packages as the tests (vLLM's types included), so lint comes after
 # the serving stack.

@@ -16,6 +16,7 @@ import pytest
 
 from agent.cli import main
 from evals.bench import serving
+from evals.bench.llamacpp import PAIRED_SCHEME, PeerMeasurement
 from evals.bench.serving import SchemeMeasurement, ServingBenchSettings
 
 GIB = 2**30
@@ -109,6 +110,9 @@ def test_failure_cause_falls_back_to_a_bare_traceback_and_else_to_nothing() -> N
 def test_scheme_and_stream_lists_are_checked_and_normalised() -> None:
     assert serving.parse_schemes("w4a16, bf16,w4a16") == ["w4a16", "bf16"]
     assert serving.parse_stream_counts("8,1,2,2") == [1, 2, 8]
+    assert serving.parse_peer_formats("q4_k_m,F16") == ["Q4_K_M", "F16"]
+    with pytest.raises(ValueError, match="unknown GGUF format 'Q2_K'"):
+        serving.parse_peer_formats("Q2_K")
     with pytest.raises(ValueError, match="unknown scheme 'w2a2'"):
         serving.parse_schemes("bf16,w2a2")
     with pytest.raises(ValueError, match="at least 1"):
@@ -117,7 +121,12 @@ def test_scheme_and_stream_lists_are_checked_and_normalised() -> None:
 
 @pytest.mark.parametrize(
     "argument",
-    [["--schemes", "bf16,int3"], ["--concurrency", "1,x"], ["--runs", "0"]],
+    [
+        ["--schemes", "bf16,int3"],
+        ["--concurrency", "1,x"],
+        ["--runs", "0"],
+        ["--peer-formats", "Q3_K"],
+    ],
 )
 def test_bad_options_exit_2_with_one_line(
     argument: list[str], capsys: pytest.CaptureFixture[str]
@@ -130,11 +139,18 @@ def test_bad_options_exit_2_with_one_line(
 class _FakeBackend:
     """Builds fail for the schemes in `unbuildable`; measurement and sweep use canned numbers."""
 
-    def __init__(self, measured: dict[str, SchemeMeasurement], unbuildable: set[str]) -> None:
+    def __init__(
+        self,
+        measured: dict[str, SchemeMeasurement],
+        unbuildable: set[str],
+        peer: dict[str, PeerMeasurement] | None = None,
+    ) -> None:
         self._measured = measured
         self._unbuildable = unbuildable
+        self._peer = peer
         self.measured_schemes: list[str] = []
         self.served: list[tuple[str, int]] = []
+        self.peer_formats: list[str] = []
 
     def prepare(self, scheme: str) -> SchemeMeasurement:
         if scheme in self._unbuildable:
@@ -150,6 +166,14 @@ class _FakeBackend:
         self.served.append((scheme, max_streams))
         with _completions_server(seconds_per_token=0.001) as base_url:
             yield base_url, scheme
+
+    def peer_unavailable(self) -> str | None:
+        return None if self._peer is not None else "llama_cpp not installed"
+
+    def measure_peer(self, formats: Sequence[str]) -> list[PeerMeasurement]:
+        assert self._peer is not None
+        self.peer_formats = list(formats)
+        return [self._peer[f] for f in formats]
 
 
 def test_a_failed_scheme_keeps_its_row_and_the_sweep_runs_on_the_fastest() -> None:
@@ -185,6 +209,75 @@ def test_a_failed_scheme_keeps_its_row_and_the_sweep_runs_on_the_fastest() -> No
     text = serving.render_text(report)
     assert "failed: the server exited: AttributeError: cpu_gemm_wna16" in text
     assert "NOT met" in text and "not measured: llama.cpp" in text
+
+
+def _peer(peer_format: Any, prefill: float, decode: float) -> PeerMeasurement:
+    return PeerMeasurement(
+        format=peer_format,
+        paired_scheme=PAIRED_SCHEME[peer_format],
+        gguf_bytes=GIB,
+        load_seconds=1.0,
+        peak_rss_anon_bytes=GIB,
+        settled_rss_anon_bytes=GIB,
+        prefill_tokens_per_s=prefill,
+        decode_tokens_per_s=decode,
+        decode_runs=[decode],
+    )
+
+
+def test_the_peer_rows_are_set_against_our_build_of_the_same_width() -> None:
+    backend = _FakeBackend(
+        {"bf16": _measured("bf16", 4.0, 6.0, 300.0), "w4a16": _measured("w4a16", 8.0, 2.4, 150.0)},
+        unbuildable=set(),
+        peer={
+            "F16": _peer("F16", 50.0, 4.0),
+            "Q8_0": _peer("Q8_0", 60.0, 6.0),
+            "Q4_K_M": _peer("Q4_K_M", 100.0, 10.0),
+        },
+    )
+    settings = ServingBenchSettings(
+        shape="tiny",
+        schemes=["bf16", "w4a16"],
+        runs=1,
+        decode_tokens=4,
+        prefill_tokens=8,
+        concurrency=[1],
+    )
+    report = serving.run_serving_bench(backend, settings)
+    assert backend.peer_formats == ["F16", "Q8_0", "Q4_K_M"]
+    assert [
+        (p.format, p.paired_scheme, p.prefill_ours_vs_peer, p.decode_ours_vs_peer)
+        for p in report.peer
+    ] == [
+        ("F16", "bf16", 6.0, 1.0),
+        ("Q8_0", "w8a8", None, None),  # w8a8 not in this run: no ratio, never a guess
+        ("Q4_K_M", "w4a16", 1.5, 0.8),
+    ]
+    assert not any("llama.cpp" in item for item in report.not_measured)
+    text = serving.render_text(report)
+    assert "| Q4_K_M | w4a16 | 1.00 | 1.0 | 1.00 / 1.00 | 100.0 | 10.00 | 1.50x | 0.80x |" in text
+
+
+def test_a_peer_format_that_fails_is_a_row_with_its_cause_and_no_peer_is_said_so() -> None:
+    crashed = PeerMeasurement(format="Q8_0", paired_scheme="w8a8", error="crashed (SIGSEGV)")
+    measured = {"bf16": _measured("bf16", 4.0, 6.0)}
+    settings = ServingBenchSettings(
+        shape="tiny", schemes=["bf16"], runs=1, decode_tokens=4, prefill_tokens=8, concurrency=[1]
+    )
+    with_peer = _FakeBackend(
+        measured, set(), peer={"F16": _peer("F16", 50.0, 4.0), "Q8_0": crashed}
+    )
+    report = serving.run_serving_bench(
+        with_peer, settings.model_copy(update={"peer_formats": ["F16", "Q8_0"]})
+    )
+    assert [p.error for p in report.peer] == [None, "crashed (SIGSEGV)"]
+    assert "llama.cpp Q8_0: crashed (SIGSEGV)" in report.not_measured
+    assert "| Q8_0 | w8a8 | failed: crashed (SIGSEGV) |" in serving.render_text(report)
+
+    unwanted = serving.run_serving_bench(
+        _FakeBackend(measured, set()), settings.model_copy(update={"peer_formats": []})
+    )
+    assert unwanted.peer == [] and "llama.cpp peer: not requested" in unwanted.not_measured
 
 
 @contextmanager

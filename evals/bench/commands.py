@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import socket
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -17,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from evals.bench.llamacpp import PeerFormat, PeerMeasurement
     from evals.bench.serving import SchemeMeasurement, ServingBenchSettings
 
 AddBenchmark = Callable[[Any], None]
@@ -178,7 +178,14 @@ def _at_least(minimum: int) -> Callable[[str], int]:
 
 
 def _add_serving(benchmarks: Any) -> None:
-    from evals.bench.serving import DEFAULT_CONCURRENCY, SCHEMES, parse_schemes, parse_stream_counts
+    from evals.bench.llamacpp import PEER_FORMATS
+    from evals.bench.serving import (
+        DEFAULT_CONCURRENCY,
+        SCHEMES,
+        parse_peer_formats,
+        parse_schemes,
+        parse_stream_counts,
+    )
 
     parser = benchmarks.add_parser(
         "serving",
@@ -188,7 +195,9 @@ def _add_serving(benchmarks: Any) -> None:
         "`phone-agent serve` (eager mode) and measure load time, peak and settled anonymous RSS, "
         "prefill and decode tok/s, as ratios to bf16; then sweep simultaneous decode streams on "
         "the fastest build. A scheme that cannot be built or served on this machine is reported "
-        "in its row. The llama.cpp peer is not measured here.",
+        "in its row. Last, when the optional peer packages are installed, llama.cpp runs the "
+        "same checkpoint as GGUF (F16, Q8_0, Q4_K_M) and each row is set against our build of "
+        "the same width.",
     )
     parser.add_argument("--shape", choices=("tiny", "1.7b"), default="1.7b", help="(1.7b)")
     parser.add_argument(
@@ -221,6 +230,20 @@ def _add_serving(benchmarks: Any) -> None:
         metavar="LIST",
         help=f"simultaneous decode streams to sweep ({','.join(map(str, DEFAULT_CONCURRENCY))})",
     )
+    parser.add_argument(
+        "--peer-formats",
+        type=_comma_list(parse_peer_formats),
+        default=list(PEER_FORMATS),
+        metavar="LIST",
+        help=f"llama.cpp GGUF formats to measure ({','.join(PEER_FORMATS)})",
+    )
+    parser.add_argument(
+        "--no-peer",
+        dest="peer_formats",
+        action="store_const",
+        const=[],
+        help="leave the llama.cpp peer out",
+    )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.set_defaults(handler=_run_serving)
 
@@ -237,6 +260,7 @@ def _run_serving(args: argparse.Namespace) -> int:
         decode_tokens=args.decode_tokens,
         prefill_tokens=args.prefill_tokens,
         concurrency=args.concurrency,
+        peer_formats=args.peer_formats,
     )
     work_dir: Path = args.work_dir or user_cache_dir() / "bench-serving" / args.shape
     with launcher.stop_signals_raise():
@@ -249,18 +273,13 @@ def _run_serving(args: argparse.Namespace) -> int:
     return 0
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 class _ServingStack:
     """The `bench serving` backend: our checkpoint writer, quantizer and vLLM launcher.
 
-    Layout of the work directory: one folder per scheme (`bf16` is the random source) and
-    `logs/`. A folder is written under a temporary name and renamed when complete, so a build
-    interrupted half-way is made again rather than measured.
+    Layout of the work directory: one folder per scheme (`bf16` is the random source),
+    `logs/`, and `gguf/` for the llama.cpp peer's files and logs. A folder or file is written
+    under a temporary name and renamed when complete, so a build interrupted half-way is made
+    again rather than measured.
     """
 
     def __init__(self, work_dir: Path, settings: ServingBenchSettings) -> None:
@@ -316,12 +335,13 @@ class _ServingStack:
 
     def measure(self, builds: Sequence[SchemeMeasurement]) -> list[SchemeMeasurement]:
         from evals.bench.serving import SchemeMeasurement
+        from serving import launcher
         from serving.quantization.bench import measure_builds
 
         schemes = [build.scheme for build in builds]
         results = measure_builds(
             [(scheme, self._work_dir / scheme) for scheme in schemes],
-            port=_free_port(),
+            port=launcher.free_port(),
             log_dir=self._logs,
             extra_args={scheme: _serve_args(scheme) for scheme in schemes},
             max_model_len=self._max_model_len,
@@ -348,7 +368,7 @@ class _ServingStack:
         from serving import launcher
 
         settings = launcher.ServeSettings(
-            port=_free_port(),
+            port=launcher.free_port(),
             max_model_len=self._max_model_len,
             max_num_seqs=max_streams,
             enforce_eager=True,
@@ -371,6 +391,23 @@ class _ServingStack:
             yield settings.base_url, scheme
         finally:
             launcher.stop_group(process.pid)
+
+    def peer_unavailable(self) -> str | None:
+        from evals.bench.llamacpp import unavailable_reason
+
+        return unavailable_reason()
+
+    def measure_peer(self, formats: Sequence[PeerFormat]) -> list[PeerMeasurement]:
+        from evals.bench.llamacpp import measure_peer
+
+        return measure_peer(
+            self._source(),
+            self._work_dir / "gguf",
+            formats,
+            prefill_tokens=self._settings.prefill_tokens,
+            decode_tokens=self._settings.decode_tokens,
+            runs=self._settings.runs,
+        )
 
 
 def _weights_bytes(model_dir: Path) -> int:

@@ -12,7 +12,9 @@ four-bit work:
   beside it).
 
 A target whose inputs are missing (scheme not requested, or failed) is reported as not
-measured, never as met. The llama.cpp peer is outside this command.
+measured, never as met. Last, when its optional packages are installed, the llama.cpp peer
+(`evals.bench.llamacpp`) runs the same checkpoint as GGUF, and each of its rows is set against
+our build of the same bit width as ours / peer.
 """
 
 from __future__ import annotations
@@ -29,15 +31,14 @@ from typing import Literal, Protocol
 import httpx
 from pydantic import BaseModel
 
+from evals.bench.llamacpp import PEER_FORMATS, PeerFormat, PeerMeasurement
+
 SCHEMES = ("bf16", "w4a16", "w4a8", "w8a8")
 REFERENCE_SCHEME = "bf16"
 TARGET_SCHEME = "w4a16"
 DECODE_SPEEDUP_TARGET = 1.8
 RSS_FRACTION_TARGET = 0.45
 DEFAULT_CONCURRENCY = (1, 2, 4, 8)
-NOT_MEASURED_PEER = (
-    "llama.cpp peer (llama-cpp-python, GGUF Q4_K_M / Q8_0): not measured by this command"
-)
 
 # Prompts of the sweep: short, random (no prefix-cache hits), token ids above the special ones.
 _SWEEP_PROMPT_TOKENS = 16
@@ -88,6 +89,13 @@ class ConcurrencySweep(BaseModel):
     error: str | None = None
 
 
+class PeerRow(PeerMeasurement):
+    """A llama.cpp measurement with our paired build's rates divided by its own."""
+
+    decode_ours_vs_peer: float | None = None
+    prefill_ours_vs_peer: float | None = None
+
+
 class TargetCheck(BaseModel):
     name: str
     measured: float | None
@@ -103,12 +111,14 @@ class ServingBenchSettings(BaseModel):
     decode_tokens: int
     prefill_tokens: int
     concurrency: list[int]
+    peer_formats: list[PeerFormat] = list(PEER_FORMATS)  # empty: the peer is not wanted
 
 
 class ServingBenchReport(BaseModel):
     settings: ServingBenchSettings
     rows: list[SchemeRow]
     concurrency: ConcurrencySweep
+    peer: list[PeerRow]
     targets: list[TargetCheck]
     not_measured: list[str]
 
@@ -124,6 +134,12 @@ class ServingBackend(Protocol):
 
     def serve(self, scheme: str, max_streams: int) -> AbstractContextManager[tuple[str, str]]:
         """Serve the build admitting `max_streams` sequences; yields (base URL, model name)."""
+
+    def peer_unavailable(self) -> str | None:
+        """Why the llama.cpp peer cannot run here; None when it can."""
+
+    def measure_peer(self, formats: Sequence[PeerFormat]) -> list[PeerMeasurement]:
+        """The bf16 source as GGUF in each format, measured by llama.cpp in turn."""
 
 
 def with_ratios(measurements: Sequence[SchemeMeasurement]) -> list[SchemeRow]:
@@ -157,6 +173,33 @@ def with_ratios(measurements: Sequence[SchemeMeasurement]) -> list[SchemeRow]:
             )
         )
     return rows
+
+
+def with_peer_ratios(
+    peer: Sequence[PeerMeasurement], rows: Sequence[SchemeMeasurement]
+) -> list[PeerRow]:
+    ours = {row.scheme: row for row in rows if not row.error}
+
+    def ratio(mine: float | None, theirs: float | None) -> float | None:
+        return round(mine / theirs, 3) if mine and theirs else None
+
+    result = []
+    for measurement in peer:
+        paired = ours.get(measurement.paired_scheme)
+        result.append(
+            PeerRow(
+                **measurement.model_dump(),
+                decode_ours_vs_peer=ratio(
+                    paired.decode_tokens_per_s if paired else None,
+                    measurement.decode_tokens_per_s,
+                ),
+                prefill_ours_vs_peer=ratio(
+                    paired.prefill_tokens_per_s if paired else None,
+                    measurement.prefill_tokens_per_s,
+                ),
+            )
+        )
+    return result
 
 
 def target_checks(rows: Sequence[SchemeRow]) -> list[TargetCheck]:
@@ -277,15 +320,23 @@ def run_serving_bench(
     for m in measurements:
         progress(f"{m.scheme}: " + (f"failed: {m.error}" if m.error else "measured"))
     rows = with_ratios(measurements)
+    sweep = _sweep(backend, settings, fastest_scheme(rows), progress)
+    peer: list[PeerRow] = []
+    not_measured = [f"{r.scheme}: {r.error}" for r in rows if r.error]
+    unavailable = backend.peer_unavailable() if settings.peer_formats else "not requested"
+    if unavailable:
+        not_measured.append(f"llama.cpp peer: {unavailable}")
+    else:
+        progress("llama.cpp peer: " + ", ".join(settings.peer_formats))
+        peer = with_peer_ratios(backend.measure_peer(settings.peer_formats), rows)
+        not_measured += [f"llama.cpp {p.format}: {p.error}" for p in peer if p.error]
     return ServingBenchReport(
         settings=settings,
         rows=rows,
-        concurrency=_sweep(backend, settings, fastest_scheme(rows), progress),
+        concurrency=sweep,
+        peer=peer,
         targets=target_checks(rows),
-        not_measured=[
-            *(f"{r.scheme}: {r.error}" for r in rows if r.error),
-            NOT_MEASURED_PEER,
-        ],
+        not_measured=not_measured,
     )
 
 
@@ -353,6 +404,25 @@ def render_text(report: ServingBenchReport) -> str:
             f"{p.per_stream_tokens_per_s:.2f} tok/s per stream"
             for p in sweep.points
         ]
+    if report.peer:
+        lines += [
+            "llama.cpp peer (same checkpoint as GGUF; ours / peer against our build of the "
+            "same width):",
+            "| format | vs | GGUF GiB | load s | RssAnon GiB: peak / settled | prefill tok/s "
+            "| decode tok/s | prefill ours/peer | decode ours/peer |",
+            "|---|---|---|---|---|---|---|---|---|",
+        ]
+        for peer in report.peer:
+            if peer.error:
+                lines.append(f"| {peer.format} | {peer.paired_scheme} | failed: {peer.error} |")
+                continue
+            lines.append(
+                f"| {peer.format} | {peer.paired_scheme} | {_cell(peer.gguf_bytes, 2, gib)} "
+                f"| {_cell(peer.load_seconds)} | {_cell(peer.peak_rss_anon_bytes, 2, gib)} / "
+                f"{_cell(peer.settled_rss_anon_bytes, 2, gib)} "
+                f"| {_cell(peer.prefill_tokens_per_s)} | {_cell(peer.decode_tokens_per_s, 2)} "
+                f"| {_ratio(peer.prefill_ours_vs_peer)} | {_ratio(peer.decode_ours_vs_peer)} |"
+            )
     for check in report.targets:
         verdict = {True: "met", False: "NOT met", None: "not measured"}[check.met]
         lines.append(
@@ -363,15 +433,24 @@ def render_text(report: ServingBenchReport) -> str:
     return "\n".join(lines)
 
 
-def parse_schemes(text: str) -> list[str]:
-    """A comma-separated scheme list, in order, without repeats; ValueError names an unknown one."""
-    schemes: list[str] = []
+def _parse_names(text: str, known: Sequence[str], kind: str) -> list[str]:
+    """A comma-separated list of `known` names (any case), in order, without repeats."""
+    names: list[str] = []
     for name in (part.strip() for part in text.split(",")):
-        if name not in SCHEMES:
-            raise ValueError(f"unknown scheme {name!r} (choose from {', '.join(SCHEMES)})")
-        if name not in schemes:
-            schemes.append(name)
-    return schemes
+        match = next((k for k in known if k.lower() == name.lower()), None)
+        if match is None:
+            raise ValueError(f"unknown {kind} {name!r} (choose from {', '.join(known)})")
+        if match not in names:
+            names.append(match)
+    return names
+
+
+def parse_schemes(text: str) -> list[str]:
+    return _parse_names(text, SCHEMES, "scheme")
+
+
+def parse_peer_formats(text: str) -> list[PeerFormat]:
+    return _parse_names(text, PEER_FORMATS, "GGUF format")  # type: ignore[return-value]
 
 
 def parse_stream_counts(text: str) -> list[int]:
