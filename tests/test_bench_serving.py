@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from agent.cli import main
-from evals.bench import serving
+from evals.bench import llamacpp, serving
 from evals.bench.llamacpp import PAIRED_SCHEME, PeerMeasurement
 from evals.bench.serving import SchemeMeasurement, ServingBenchSettings
 
@@ -382,6 +382,15 @@ def test_bench_serving_measures_tiny_builds_and_reports_what_cannot_serve(
     assert [p["streams"] for p in sweep["points"]] == [1, 2]
     assert all(p["aggregate_tokens_per_s"] > 0 for p in sweep["points"])
     assert [t["met"] for t in report["targets"]] == [None, None]  # no w4a16 in this run
-    assert any("llama.cpp" in item for item in report["not_measured"])
+    if llamacpp.unavailable_reason() is None:  # the optional peer extra is installed
+        assert [(p["format"], p["error"]) for p in report["peer"]] == [
+            ("F16", None),
+            ("Q8_0", None),
+            ("Q4_K_M", None),
+        ]
+        assert report["peer"][0]["decode_ours_vs_peer"] > 0
+    else:
+        assert report["peer"] == []
+        assert any("llama.cpp peer: " in item for item in report["not_measured"])
     assert (tmp_path / "bf16" / "config.json").is_file()
     assert (tmp_path / "w4a8" / "config.json").is_file()

@@ -41,7 +41,7 @@ _GLOBAL_TENSORS = {
 _NORMAL, _CONTROL, _UNUSED = 1, 3, 5
 
 
-class GgufExportError(Exception):
+class GgufExportError(ValueError):
     """The checkpoint cannot be written as GGUF (a tensor llama.cpp would not know)."""
 
 

@@ -37,6 +37,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from serving.quantization.bench import MeasuredRates, RssSampler, rss_anon_bytes
+
 PeerFormat = Literal["F16", "Q8_0", "Q4_K_M"]
 PEER_FORMATS: tuple[PeerFormat, ...] = ("F16", "Q8_0", "Q4_K_M")
 # llama.cpp's `llama_ftype` values.
@@ -49,19 +51,12 @@ _DECODE_PROMPT_TOKENS = 16
 _PROMPT_IDS = range(16, 1000)  # as vLLM's side: above the special tokens
 
 
-class PeerMeasurement(BaseModel):
+class PeerMeasurement(MeasuredRates):
     format: PeerFormat
     paired_scheme: str
     gguf_bytes: int | None = None
     convert_seconds: float | None = None  # None: reused from an earlier run
     extra_buffer_types: bool | None = None
-    load_seconds: float | None = None
-    peak_rss_anon_bytes: int | None = None
-    settled_rss_anon_bytes: int | None = None
-    prefill_tokens_per_s: float | None = None
-    decode_tokens_per_s: float | None = None
-    decode_runs: list[float] = []
-    error: str | None = None
 
 
 class ChildTimings(BaseModel):
@@ -93,8 +88,6 @@ def cpu_has_amx() -> bool:
 
 def _run_child(arguments: Sequence[str], log_path: Path, timeout_s: float) -> tuple[str, int]:
     """Run the child module; (its stdout, peak RssAnon of the child). RuntimeError on failure."""
-    from serving.quantization.bench import RssSampler
-
     command = [sys.executable, "-m", "evals.bench.llamacpp", *arguments]
     with log_path.open("w", encoding="utf-8") as log:
         process = subprocess.Popen(
@@ -104,9 +97,11 @@ def _run_child(arguments: Sequence[str], log_path: Path, timeout_s: float) -> tu
             try:
                 out, _ = process.communicate(timeout=timeout_s)
             except subprocess.TimeoutExpired:
-                process.kill()
-                process.communicate()
                 raise RuntimeError(f"no result in {timeout_s:.0f} s; see {log_path}") from None
+            finally:  # also on Ctrl-C: the child is in its own session and would outlive us
+                if process.poll() is None:
+                    process.kill()
+                    process.wait()
     if process.returncode != 0:
         if process.returncode < 0:
             cause = f"crashed ({signal.Signals(-process.returncode).name})"
@@ -282,8 +277,6 @@ class _Session:
 def _measure(
     model_path: Path, prefill_tokens: int, decode_tokens: int, runs: int
 ) -> dict[str, Any]:
-    from serving.quantization.bench import rss_anon_bytes
-
     rng = random.Random(0)
 
     def prompt(length: int) -> list[int]:

@@ -32,6 +32,7 @@ import httpx
 from pydantic import BaseModel
 
 from evals.bench.llamacpp import PEER_FORMATS, PeerFormat, PeerMeasurement
+from serving.quantization.bench import MeasuredRates, WorkerMemory
 
 SCHEMES = ("bf16", "w4a16", "w4a8", "w8a8")
 REFERENCE_SCHEME = "bf16"
@@ -48,21 +49,12 @@ _REQUEST_TIMEOUT_S = 1800.0
 _EXCEPTION = re.compile(r"(?:\w+\.)*\w*(?:Error|Exception): .+")
 
 
-class SchemeMeasurement(BaseModel):
+class SchemeMeasurement(MeasuredRates, WorkerMemory):
     """One build as the backend measured it; `error` set when building or serving failed."""
 
     scheme: str
     checkpoint_bytes: int | None = None
     quantize_seconds: float | None = None  # None: reused from an earlier run, or bf16
-    load_seconds: float | None = None
-    peak_rss_anon_bytes: int | None = None
-    settled_rss_anon_bytes: int | None = None
-    peak_worker_rss_anon_bytes: int | None = None
-    settled_worker_rss_anon_bytes: int | None = None
-    prefill_tokens_per_s: float | None = None
-    decode_tokens_per_s: float | None = None
-    decode_runs: list[float] = []
-    error: str | None = None
 
 
 class SchemeRow(SchemeMeasurement):

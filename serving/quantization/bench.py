@@ -35,19 +35,29 @@ _DECODE_PROMPT_TOKENS = 16
 _PROMPT_IDS = range(16, 1000)
 
 
-class ServingMeasurement(BaseModel):
-    label: str
-    model: str
-    checkpoint_bytes: int
+class MeasuredRates(BaseModel):
+    """What serving one build measured (None where not measured); `error` when it failed."""
+
     load_seconds: float | None = None
     peak_rss_anon_bytes: int | None = None
     settled_rss_anon_bytes: int | None = None
-    peak_worker_rss_anon_bytes: int | None = None
-    settled_worker_rss_anon_bytes: int | None = None
     prefill_tokens_per_s: float | None = None
     decode_tokens_per_s: float | None = None
     decode_runs: list[float] = []
     error: str | None = None
+
+
+class WorkerMemory(BaseModel):
+    """RssAnon of vLLM's worker alone (the fields above sum every server process)."""
+
+    peak_worker_rss_anon_bytes: int | None = None
+    settled_worker_rss_anon_bytes: int | None = None
+
+
+class ServingMeasurement(MeasuredRates, WorkerMemory):
+    label: str
+    model: str
+    checkpoint_bytes: int
 
 
 def rss_anon_bytes(pid: int) -> int:
