@@ -134,11 +134,13 @@ class ServingBackend(Protocol):
         """The bf16 source as GGUF in each format, measured by llama.cpp in turn."""
 
 
+def ratio(value: float | None, base: float | None) -> float | None:
+    """value / base to three decimals; None when either is missing (or zero)."""
+    return round(value / base, 3) if value and base else None
+
+
 def with_ratios(measurements: Sequence[SchemeMeasurement]) -> list[SchemeRow]:
     reference = next((m for m in measurements if m.scheme == REFERENCE_SCHEME), None)
-
-    def ratio(value: float | None, base: float | None) -> float | None:
-        return round(value / base, 3) if value and base else None
 
     base = reference if reference is not None and not reference.error else None
     rows = []
@@ -171,9 +173,6 @@ def with_peer_ratios(
     peer: Sequence[PeerMeasurement], rows: Sequence[SchemeMeasurement]
 ) -> list[PeerRow]:
     ours = {row.scheme: row for row in rows if not row.error}
-
-    def ratio(mine: float | None, theirs: float | None) -> float | None:
-        return round(mine / theirs, 3) if mine and theirs else None
 
     result = []
     for measurement in peer:
