@@ -9,9 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
-import subprocess
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,11 +18,12 @@ import pytest
 
 pytest.importorskip("vllm")
 
+from serving import launcher
 from serving.launcher import ServerRecord, group_members
+from tests.cli_process import run_cli
 
 pytestmark = pytest.mark.slow
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
 WIFI_TOOL = {
     "type": "function",
     "function": {
@@ -48,32 +46,12 @@ class Server:
     record: ServerRecord
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def phone_agent(
-    *args: str, env: dict[str, str], timeout: float
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "agent.cli", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=REPO_ROOT,
-        timeout=timeout,
-        check=False,
-    )
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     cache = tmp_path_factory.mktemp("cache")
     env = {**os.environ, "XDG_CACHE_HOME": str(cache)}
-    port = free_port()
-    started = phone_agent(
+    port = launcher.free_port()
+    started = run_cli(
         "serve",
         "--model",
         "tiny",
@@ -89,7 +67,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     record_file = cache / "phone-agent" / "serve" / f"server-{port}.json"
     record = ServerRecord.model_validate_json(record_file.read_text())
     yield Server(base_url, port, env, record)
-    phone_agent("serve", "--stop", "--port", str(port), env=env, timeout=120)
+    run_cli("serve", "--stop", "--port", str(port), env=env, timeout=120)
 
 
 def chat(server: Server, **body: object) -> dict:
@@ -152,7 +130,7 @@ def test_thinking_reply_is_split_into_reasoning_and_content(server: Server) -> N
 
 def test_agent_runs_three_steps_on_the_simulator(server: Server, tmp_path: Path) -> None:
     trajectory = tmp_path / "run.jsonl"
-    result = phone_agent(
+    result = run_cli(
         "run",
         "Turn on Wi-Fi",
         "--device",
@@ -181,9 +159,7 @@ def test_agent_runs_three_steps_on_the_simulator(server: Server, tmp_path: Path)
 
 def test_stop_leaves_no_server_process(server: Server) -> None:
     assert group_members(server.record.pgid), "the detached server should be running"
-    stopped = phone_agent(
-        "serve", "--stop", "--port", str(server.port), env=server.env, timeout=120
-    )
+    stopped = run_cli("serve", "--stop", "--port", str(server.port), env=server.env, timeout=120)
     assert stopped.returncode == 0, stopped.stderr
     assert group_members(server.record.pgid) == []
     with pytest.raises(httpx.HTTPError):

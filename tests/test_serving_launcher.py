@@ -15,8 +15,7 @@ import pytest
 from serving import launcher
 from serving.checkpoint import spark_config
 from serving.kv_budget import kv_cache_budget
-
-REPO_ROOT = Path(__file__).resolve().parents[1]
+from tests.cli_process import REPO_ROOT, run_cli
 
 
 def write_config(directory: Path, shape: str = "tiny") -> Path:
@@ -86,20 +85,6 @@ def test_cpu_list(cpus: set[int], expected: str) -> None:
     assert launcher.cpu_list(cpus) == expected
 
 
-def run_cli(
-    *args: str, env: dict[str, str], timeout: float = 120
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "agent.cli", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=REPO_ROOT,
-        timeout=timeout,
-        check=False,
-    )
-
-
 def test_offline_hub_id_fails_in_one_line_naming_the_way_out(tmp_path: Path) -> None:
     env = {
         **os.environ,
@@ -155,18 +140,10 @@ FOREGROUND_RUNNER = textwrap.dedent(
 )
 
 
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 def start_fake_serve(tmp_path: Path, *extra: str) -> tuple[subprocess.Popen[str], int]:
     (tmp_path / "fake_server.py").write_text(FAKE_SERVER)
     (tmp_path / "runner.py").write_text(FOREGROUND_RUNNER)
-    port = free_port()
+    port = launcher.free_port()
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache"), "PYTHONPATH": str(REPO_ROOT)}
     runner = subprocess.Popen(
         [
