@@ -89,30 +89,37 @@ def test_dequantizing_from_torchs_layout_gives_the_checkpoints_weight(weight: di
     assert torch.equal(restored.t(), weight["reference"])
 
 
-@pytest.mark.parametrize("rows", [1, 3, 8, 63, 64, 200])
-@pytest.mark.parametrize("prefill_min_rows", [64, 2**31 - 1])
+@pytest.mark.parametrize("rows", [1, 3, 8, 63, 64, 300])
+@pytest.mark.parametrize("path", ["adaptive", "tinygemm"])
 def test_linear_matches_the_dequantized_reference_on_both_paths(
-    weight: dict, rows: int, prefill_min_rows: int
+    weight: dict, rows: int, path: str
 ) -> None:
     x = torch.randn(rows, 512, generator=torch.Generator().manual_seed(rows)).bfloat16()
-    out = torch.ops.phone_agent.w4a16_linear(
-        x, weight["packed"], weight["scale_zero"], GROUP, prefill_min_rows
-    )
+    out = torch.ops.phone_agent.w4a16_linear(x, weight["packed"], weight["scale_zero"], GROUP, path)
     expected = x.float() @ weight["reference"].t()
     assert out.dtype == torch.bfloat16 and out.shape == (rows, 384)
     relative = (out.float() - expected).norm() / expected.norm()
     assert relative < 1e-2  # bf16 output rounding
 
 
-def test_decode_and_prefill_paths_agree(weight: dict) -> None:
-    x = torch.randn(80, 512, generator=torch.Generator().manual_seed(5)).bfloat16()
-    tinygemm = torch.ops.phone_agent.w4a16_linear(
-        x, weight["packed"], weight["scale_zero"], GROUP, 2**31 - 1
-    )
-    dequantized = torch.ops.phone_agent.w4a16_linear(
-        x, weight["packed"], weight["scale_zero"], GROUP, 1
-    )
-    assert ((tinygemm.float() - dequantized.float()).norm() / tinygemm.float().norm()) < 1e-2
+def test_the_adaptive_path_dequantizes_from_the_measured_row_count(
+    weight: dict, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls: list[int] = []
+    dequantize = int4pack.dequantized_matmul
+
+    def counting(x: torch.Tensor, *args: object) -> torch.Tensor:
+        calls.append(x.shape[0])
+        return dequantize(x, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(int4pack, "dequantized_matmul", counting)
+    threshold = int4pack.prefill_min_rows()
+    for rows in (threshold - 1, threshold):
+        x = torch.randn(rows, 512).bfloat16()
+        torch.ops.phone_agent.w4a16_linear(
+            x, weight["packed"], weight["scale_zero"], GROUP, "adaptive"
+        )
+    assert calls == [threshold]
 
 
 def test_embedding_lookup_reads_rows_from_the_packed_table(weight: dict) -> None:

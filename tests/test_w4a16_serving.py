@@ -2,8 +2,8 @@
 
 One server start (eager, fp32 activations so the comparison is tight): the prompt's
 log-probabilities exercise the prefill path (dequantize + GEMM), the generated tokens the
-decode path (tinygemm), the first token the int4 embedding lookup, and every logit the tied
-int4 output head.
+decode path (our AVX2 kernel where it runs, tinygemm elsewhere), the first token the int4
+embedding lookup, and every logit the tied int4 output head.
 """
 
 from __future__ import annotations
@@ -21,13 +21,12 @@ from safetensors import safe_open  # noqa: E402
 
 from serving import launcher  # noqa: E402
 from serving.checkpoint import SparkConfig, make_checkpoint  # noqa: E402
-from serving.quantization import int4pack  # noqa: E402
+from serving.quantization import avx2_kernel, int4pack  # noqa: E402
 from serving.quantization.quantize import quantize_checkpoint  # noqa: E402
-from serving.quantization.vllm_method import PREFILL_MIN_ROWS  # noqa: E402
 from serving.reference_forward import spark_logits  # noqa: E402
 
 pytestmark = pytest.mark.slow
-PROMPT_TOKENS = PREFILL_MIN_ROWS + 36  # above the threshold: prefill takes the dequant path
+PROMPT_TOKENS = int4pack.prefill_min_rows() + 36  # above it: prefill takes the dequant path
 NEW_TOKENS = 8
 
 
@@ -83,7 +82,10 @@ def test_served_w4a16_matches_the_dequantized_reference(tmp_path: Path) -> None:
         choice = reply.json()["choices"][0]
     finally:
         launcher.stop_group(process.pid)
-    assert "quantization=phone_agent_w4a16" in log.read_text()
+    server_log = log.read_text()
+    assert "quantization=phone_agent_w4a16" in server_log
+    kernel = avx2_kernel.load()
+    assert ("W4A16 on our AVX2 kernel" in server_log) == kernel.available, kernel.reason
 
     generated = [int(t.rsplit(":", 1)[1]) for t in choice["logprobs"]["tokens"]]
     reference = torch.log_softmax(

@@ -1,9 +1,11 @@
 """Four-bit weights in torch's CPU int4 layout: repacking, the linear op, the embedding lookup.
 
-Decode runs on torch's `_weight_int4pack_mm_for_cpu` (tinygemm). Its cost grows with the number
-of rows it multiplies, so above `prefill_min_rows` rows the weight is dequantized from that same
-packed tensor, a block of output rows at a time, and multiplied by the ordinary GEMM: no second
-copy of the weights is kept, and the transient block stays a few tens of MB.
+Decode runs on our AVX2 kernel (`avx2_kernel`) where it applies, else on torch's
+`_weight_int4pack_mm_for_cpu` (tinygemm); both read the same packed tensor. Their cost grows
+with the number of rows they multiply, so from `prefill_min_rows()` rows the weight is
+dequantized from that same packed tensor, a block of output rows at a time, and multiplied by
+the ordinary GEMM: no second copy of the weights is kept, and the transient block stays a few
+tens of MB.
 
 torch's packed layout depends on the instruction set the kernel was built for: rows are grouped
 in blocks of 64 (AVX-512) or 32 (AVX2, portable build), each block stored as [K, rows/2] bytes,
@@ -21,8 +23,11 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from typing import Literal
 
 import torch
+
+from serving.quantization import avx2_kernel
 
 # Every layout's row block divides this; weights must have a multiple of it as output rows.
 ROW_ALIGNMENT = 64
@@ -74,9 +79,11 @@ class PackLayout:
         return rows // self.block_rows, column, high * 4
 
 
+# torch's AVX2 build: the layout our own kernel (`avx2_kernel`) reads.
+AVX2_LAYOUT = PackLayout(block_rows=32, half_split=True)
 _CANDIDATE_LAYOUTS = (
     PackLayout(block_rows=64, half_split=True),
-    PackLayout(block_rows=32, half_split=True),
+    AVX2_LAYOUT,
     PackLayout(block_rows=32, half_split=False),
 )
 
@@ -193,33 +200,52 @@ def dequantized_matmul(
     return out
 
 
+# `adaptive`: the fastest kernel for each row count on this machine; `tinygemm`: torch's kernel
+# for every row count, the baseline `adaptive` is measured against.
+KernelPath = Literal["adaptive", "tinygemm"]
+# Rows from which dequantize + GEMM beats each few-row kernel, whose cost is linear in rows.
+# Measured on 2-core AVX2 hosts. tinygemm at 6656x2048: 31 / 112 / 742 ms at 32 / 64 / 512 rows
+# against 244 / 64 / 234 ms for dequantize + fp32 GEMM (a shared host). Our kernel at
+# 13312x2048 (the fused gate/up shape): 69 / 137 / 273 / 547 ms at 64 / 128 / 256 / 512 rows
+# against 129 / 173 / 273 / 473 ms.
+TINYGEMM_PREFILL_MIN_ROWS = 64
+AVX2_PREFILL_MIN_ROWS = 256
+
+
+def prefill_min_rows() -> int:
+    """Rows from which the adaptive path dequantizes, for the few-row kernel this process has."""
+    return AVX2_PREFILL_MIN_ROWS if avx2_kernel.load().available else TINYGEMM_PREFILL_MIN_ROWS
+
+
+def tinygemm_mm(
+    x: torch.Tensor, packed: torch.Tensor, scale_zero: torch.Tensor, group_size: int
+) -> torch.Tensor:
+    return torch.ops.aten._weight_int4pack_mm_for_cpu(
+        x.contiguous(), packed, group_size, scale_zero
+    )
+
+
 @torch.library.custom_op("phone_agent::w4a16_linear", mutates_args=())
 def w4a16_linear(
-    x: torch.Tensor,
-    packed: torch.Tensor,
-    scale_zero: torch.Tensor,
-    group_size: int,
-    prefill_min_rows: int,
+    x: torch.Tensor, packed: torch.Tensor, scale_zero: torch.Tensor, group_size: int, path: str
 ) -> torch.Tensor:
-    """x [M, K] (bf16) times the int4 weight: tinygemm below `prefill_min_rows` rows.
+    """x [M, K] (bf16) times the int4 weight, on the kernel `path` picks for M rows.
 
     A custom op, so that torch.compile keeps the row-count branch at run time instead of
     specialising the graph on the row count it was traced with.
     """
-    if x.shape[0] < prefill_min_rows:
-        return torch.ops.aten._weight_int4pack_mm_for_cpu(
-            x.contiguous(), packed, group_size, scale_zero
-        )
-    return dequantized_matmul(x, packed, scale_zero, group_size)
+    if path == "tinygemm":
+        return tinygemm_mm(x, packed, scale_zero, group_size)
+    if x.shape[0] >= prefill_min_rows():
+        return dequantized_matmul(x, packed, scale_zero, group_size)
+    if scale_zero.dtype in avx2_kernel.SCALE_DTYPES and avx2_kernel.load().available:
+        return avx2_kernel.int4_mm(x, packed, scale_zero, group_size)
+    return tinygemm_mm(x, packed, scale_zero, group_size)
 
 
 @w4a16_linear.register_fake
 def _(
-    x: torch.Tensor,
-    packed: torch.Tensor,
-    scale_zero: torch.Tensor,
-    group_size: int,
-    prefill_min_rows: int,
+    x: torch.Tensor, packed: torch.Tensor, scale_zero: torch.Tensor, group_size: int, path: str
 ) -> torch.Tensor:
     return x.new_empty(x.shape[0], packed.shape[0])
 

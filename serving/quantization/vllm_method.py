@@ -4,8 +4,10 @@ Registered under two names, one per kernel path, because vLLM keys its compile c
 quantization method's name (not on the checkpoint's quantization_config): graphs built for
 different paths must never share a cached artifact.
 
-- `phone_agent_w4a16`: tinygemm below `PREFILL_MIN_ROWS` rows, dequantize + GEMM above;
-- `phone_agent_w4a16_tinygemm`: tinygemm for every row count.
+- `phone_agent_w4a16`: below `int4pack.prefill_min_rows()` rows our AVX2 kernel where it could
+  be built (`avx2_kernel` says where not), torch's tinygemm elsewhere; dequantize + GEMM above;
+- `phone_agent_w4a16_tinygemm`: torch's tinygemm for every row count, the baseline the other
+  path is measured against.
 
 A checkpoint names its default path in `quantization_config.path`; `--quantization NAME` picks
 the other. Linear layers and the (tied) embedding table are int4; vLLM's Spark model shares one
@@ -14,7 +16,9 @@ module between the embedding lookup and the output head, so one packed table ser
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+import functools
+import logging
+from typing import Any, ClassVar
 
 import torch
 from torch.nn import Parameter
@@ -27,17 +31,31 @@ from vllm.model_executor.layers.quantization.base_config import (
 from vllm.model_executor.layers.vocab_parallel_embedding import VocabParallelEmbedding
 from vllm.model_executor.utils import set_weight_attrs
 
-from serving.quantization import int4pack
+from serving.quantization import avx2_kernel, int4pack
+from serving.quantization.int4pack import KernelPath
 from serving.quantization.probe import W4A16_METHOD
 
-KernelPath = Literal["adaptive", "tinygemm"]
 TINYGEMM_METHOD = f"{W4A16_METHOD}_tinygemm"
 METHOD_FOR_PATH: dict[KernelPath, str] = {"adaptive": W4A16_METHOD, "tinygemm": TINYGEMM_METHOD}
-# Rows from which dequantize + GEMM beats tinygemm, whose cost is linear in rows. Measured on a
-# shared 2-core AVX2 host at 6656x2048 (the FFN shape): tinygemm 31 / 112 / 742 ms at 32 / 64 /
-# 512 rows against 244 / 64 / 234 ms for dequantize + fp32 GEMM (noisy: other jobs were running).
-PREFILL_MIN_ROWS = 64
-_NEVER = 2**31 - 1
+
+
+# Under vLLM's logger, so the line lands in the server's log with vLLM's own.
+_log = logging.getLogger("vllm.phone_agent.w4a16")
+
+
+@functools.cache
+def _announce_kernels(path: KernelPath) -> None:
+    """Log once per process which kernels serve; builds our kernel now rather than mid-request."""
+    if path == "tinygemm":
+        _log.info("W4A16 on torch's int4 kernel (tinygemm) for every row count")
+        return
+    kernel = avx2_kernel.load()
+    few_rows = "our AVX2 kernel" if kernel.available else f"tinygemm ({kernel.reason})"
+    _log.info(
+        "W4A16 on %s below %d rows, dequantize + GEMM from there",
+        few_rows,
+        int4pack.prefill_min_rows(),
+    )
 
 
 class W4A16Config(QuantizationConfig):
@@ -46,7 +64,6 @@ class W4A16Config(QuantizationConfig):
     def __init__(self, group_size: int) -> None:
         super().__init__()
         self.group_size = group_size
-        self.prefill_min_rows = PREFILL_MIN_ROWS if self.path == "adaptive" else _NEVER
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(group_size={self.group_size}, path={self.path})"
@@ -125,6 +142,7 @@ class W4A16LinearMethod(LinearMethodBase):
         self.params_dtype = params_dtype
 
     def process_weights_after_loading(self, layer: torch.nn.Module) -> None:
+        _announce_kernels(self.config.path)
         int4pack.repack_rows_(layer.get_parameter("qweight").data)
         scale_zero = int4pack.scales_and_zeros(
             layer.get_parameter("scales").data,
@@ -144,7 +162,7 @@ class W4A16LinearMethod(LinearMethodBase):
             layer.get_parameter("qweight"),
             layer.get_parameter("scale_zero"),
             self.config.group_size,
-            self.config.prefill_min_rows,
+            self.config.path,
         )
         if bias is not None:
             out = out + bias

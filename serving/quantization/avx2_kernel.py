@@ -1,0 +1,88 @@
+"""Our AVX2 int4 kernel (`int4_avx2.cpp`), compiled on first use and loaded as a torch op.
+
+It is compiled on the machine that runs it (torch's extension builder, cached under the user's
+cache directory, so later processes only load it) because it is only worth having where torch's
+own int4 kernel is weak: AVX2 CPUs without AVX-512, whose torch build packs int4 weights in
+blocks of 32 rows, the only layout the kernel reads. Anywhere else, or when no C++ compiler is
+at hand, `load()` says why and the caller keeps torch's kernel.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+
+from serving.quantization import int4pack
+from serving.quantization.probe import probe_hardware
+
+SOURCE = Path(__file__).with_name("int4_avx2.cpp")
+LIBRARY_NAME = "phone_agent_int4_avx2"
+# The scale tables it reads: those of bf16 and fp32 activations (fp16 stays on torch's kernel).
+SCALE_DTYPES = (torch.bfloat16, torch.float32)
+_COMPILE_FLAGS = ["-O3", "-mavx2", "-mfma", "-fopenmp"]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class NativeKernel:
+    """The loaded op, or why there is none."""
+
+    available: bool
+    reason: str
+
+
+def unsupported_reason(cpu_flags: set[str], layout: int4pack.PackLayout) -> str | None:
+    """Why this machine should keep torch's kernel, or None when ours applies."""
+    missing = sorted({"avx2", "fma"} - cpu_flags)
+    if missing:
+        return f"the CPU lacks {', '.join(missing)}"
+    if layout != int4pack.AVX2_LAYOUT:
+        return (
+            f"torch packs int4 rows in blocks of {layout.block_rows} here (its AVX-512 build, "
+            "whose own kernel is fast); ours reads the AVX2 layout"
+        )
+    if shutil.which("c++") is None and shutil.which("g++") is None:
+        return "no C++ compiler on PATH to build it"
+    return None
+
+
+@functools.cache
+def load() -> NativeKernel:
+    """Build (first time on this machine) and load the kernel; never raises."""
+    reason = unsupported_reason(set(probe_hardware().cpu_flags), int4pack.native_layout())
+    if reason is not None:
+        return NativeKernel(False, reason)
+    from torch.utils import cpp_extension
+
+    try:
+        cpp_extension.load(
+            name=LIBRARY_NAME,
+            sources=[str(SOURCE)],
+            extra_cflags=_COMPILE_FLAGS,
+            extra_ldflags=["-fopenmp"],
+            is_python_module=False,
+        )
+    except (OSError, RuntimeError, ImportError) as error:
+        first_line = str(error).strip().splitlines()[0] if str(error).strip() else repr(error)
+        log.warning("int4 AVX2 kernel not built (%s); using torch's int4 kernel", first_line)
+        return NativeKernel(False, f"building it failed: {first_line}")
+    return NativeKernel(True, "built for this AVX2 CPU")
+
+
+def int4_mm(
+    x: torch.Tensor, packed: torch.Tensor, scale_zero: torch.Tensor, group_size: int
+) -> torch.Tensor:
+    """x [M, K] times the packed weight, as `_weight_int4pack_mm_for_cpu` computes it.
+
+    The activations are rounded to 16-bit integers with one scale per group of the weight
+    (15 bits below the group's largest value: finer than their own bf16), which lets the
+    kernel multiply and add two columns per instruction.
+    """
+    out: torch.Tensor = torch.ops.phone_agent_avx2.int4_mm(x, packed, scale_zero, group_size)
+    return out

@@ -1,0 +1,115 @@
+"""Our AVX2 int4 kernel: same answers as torch's kernel on the same packed weights, and where it
+refuses to run.
+
+The kernel tests build it (about 20 s the first time on a machine; cached after) and skip, with
+the reason, on a machine where it does not apply.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from serving.quantization import avx2_kernel, int4pack  # noqa: E402
+
+GROUP = 64
+ROWS, COLUMNS = 192, 512
+
+
+@pytest.fixture(scope="module")
+def kernel() -> avx2_kernel.NativeKernel:
+    loaded = avx2_kernel.load()
+    if not loaded.available:
+        pytest.skip(f"the AVX2 kernel does not run here: {loaded.reason}")
+    return loaded
+
+
+@pytest.fixture(scope="module")
+def weight() -> dict[str, torch.Tensor]:
+    generator = torch.Generator().manual_seed(11)
+    values = torch.randint(0, 16, (ROWS, COLUMNS), dtype=torch.uint8, generator=generator)
+    scales = (torch.rand(ROWS, COLUMNS // GROUP, generator=generator) * 0.02).bfloat16()
+    zeros = (torch.randn(ROWS, COLUMNS // GROUP, generator=generator) * 0.02).bfloat16()
+    portable = int4pack.pack_portable(values)
+    return {
+        "packed": int4pack.repack_rows_(portable.clone()),
+        "scale_zero": int4pack.scales_and_zeros(scales, zeros),
+        "reference": int4pack.dequantize_portable(portable, scales, zeros, GROUP).double(),
+    }
+
+
+def _relative_error(out: torch.Tensor, expected: torch.Tensor) -> float:
+    return float((out.double() - expected).norm() / expected.norm())
+
+
+@pytest.mark.parametrize("rows", [1, 2, 3, 4, 5, 9])
+def test_it_computes_what_torchs_kernel_computes(kernel, weight, rows: int) -> None:
+    x = torch.randn(rows, COLUMNS, generator=torch.Generator().manual_seed(rows)).bfloat16()
+    ours = avx2_kernel.int4_mm(x, weight["packed"], weight["scale_zero"], GROUP)
+    tinygemm = int4pack.tinygemm_mm(x, weight["packed"], weight["scale_zero"], GROUP)
+    expected = x.double() @ weight["reference"].t()
+    assert ours.dtype == torch.bfloat16 and ours.shape == (rows, ROWS)
+    # Both round their fp32 result to bf16 once; neither may be off by more than that.
+    assert _relative_error(ours, expected) < 4e-3
+    assert _relative_error(ours, expected) <= 1.5 * _relative_error(tinygemm, expected) + 1e-4
+
+
+def test_rounding_activations_to_16_bits_costs_less_than_their_bf16_rounding(
+    kernel, weight
+) -> None:
+    """In fp32 the kernel's only own error is the per-group 16-bit rounding of x, even with an
+    outlier a thousand times larger than the rest of its group."""
+    x = torch.randn(3, COLUMNS, generator=torch.Generator().manual_seed(3), dtype=torch.float64)
+    x[:, ::GROUP] *= 1000.0
+    expected = x @ weight["reference"].t()
+    ours = avx2_kernel.int4_mm(x.float(), weight["packed"], weight["scale_zero"], GROUP)
+    bf16_input = x.bfloat16().double() @ weight["reference"].t()
+    assert ours.dtype == torch.float32
+    assert _relative_error(ours, expected) < 1e-4
+    assert _relative_error(ours, expected) < _relative_error(bf16_input, expected) / 10
+
+
+def test_zero_activations_give_exact_zeros(kernel, weight) -> None:
+    x = torch.zeros(2, COLUMNS, dtype=torch.bfloat16)
+    out = avx2_kernel.int4_mm(x, weight["packed"], weight["scale_zero"], GROUP)
+    assert torch.equal(out, torch.zeros(2, ROWS, dtype=torch.bfloat16))
+
+
+def test_mismatched_shapes_are_refused_with_the_reason(kernel, weight) -> None:
+    with pytest.raises(RuntimeError, match="columns, x has 256"):
+        avx2_kernel.int4_mm(
+            torch.zeros(1, 256).bfloat16(), weight["packed"], weight["scale_zero"], GROUP
+        )
+    with pytest.raises(RuntimeError, match=r"scale_zero must be \[K / group_size, N, 2\]"):
+        avx2_kernel.int4_mm(
+            torch.zeros(1, COLUMNS).bfloat16(), weight["packed"], weight["scale_zero"], GROUP * 2
+        )
+
+
+def test_it_is_kept_off_where_torchs_kernel_is_the_right_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    avx2 = {"avx2", "fma"}
+    assert avx2_kernel.unsupported_reason(avx2, int4pack.AVX2_LAYOUT) in (
+        None,
+        "no C++ compiler on PATH to build it",
+    )
+    assert avx2_kernel.unsupported_reason({"sse4_2"}, int4pack.AVX2_LAYOUT) == (
+        "the CPU lacks avx2, fma"
+    )
+    avx512_layout = int4pack.PackLayout(block_rows=64, half_split=True)
+    assert "blocks of 64" in str(avx2_kernel.unsupported_reason(avx2, avx512_layout))
+    monkeypatch.setattr(avx2_kernel.shutil, "which", lambda name: None)
+    assert avx2_kernel.unsupported_reason(avx2, int4pack.AVX2_LAYOUT) == (
+        "no C++ compiler on PATH to build it"
+    )
+
+
+def test_fp32_scales_serve_fp32_activations(kernel, weight) -> None:
+    x = torch.randn(2, COLUMNS, generator=torch.Generator().manual_seed(8))
+    scale_zero = weight["scale_zero"].float()
+    ours = avx2_kernel.int4_mm(x, weight["packed"], scale_zero, GROUP)
+    expected = x.double() @ weight["reference"].t()
+    assert ours.dtype == torch.float32
+    assert _relative_error(ours, expected) < 1e-4
