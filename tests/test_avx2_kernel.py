@@ -7,6 +7,9 @@ the reason, on a machine where it does not apply.
 
 from __future__ import annotations
 
+import os
+import time
+
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -18,7 +21,7 @@ ROWS, COLUMNS = 192, 512
 
 
 @pytest.fixture(scope="module")
-def kernel() -> avx2_kernel.NativeKernel:
+def kernel() -> avx2_kernel.KernelStatus:
     loaded = avx2_kernel.load()
     if not loaded.available:
         pytest.skip(f"the AVX2 kernel does not run here: {loaded.reason}")
@@ -113,3 +116,19 @@ def test_fp32_scales_serve_fp32_activations(kernel, weight) -> None:
     expected = x.double() @ weight["reference"].t()
     assert ours.dtype == torch.float32
     assert _relative_error(ours, expected) < 1e-4
+
+
+def test_a_lock_left_by_a_killed_build_is_cleared_and_a_live_one_kept(tmp_path) -> None:
+    stale, live = tmp_path / "stale", tmp_path / "live"
+    stale.touch()
+    live.touch()
+    old = time.time() - avx2_kernel._STALE_LOCK_S - 60
+    os.utime(stale, (old, old))
+    avx2_kernel._clear_stale_lock(stale)
+    avx2_kernel._clear_stale_lock(live)
+    avx2_kernel._clear_stale_lock(tmp_path / "absent")
+    assert not stale.exists() and live.exists()
+
+
+def test_the_library_is_built_per_torch_version() -> None:
+    assert avx2_kernel.build_directory().name.endswith(f"-torch-{torch.__version__}")

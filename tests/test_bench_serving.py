@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from agent.cli import main
-from evals.bench import llamacpp, serving
+from evals.bench import llamacpp, parse_counts, serving
 from evals.bench.llamacpp import PAIRED_SCHEME, PeerMeasurement
 from evals.bench.serving import SchemeMeasurement, ServingBenchSettings
 
@@ -109,14 +109,14 @@ def test_failure_cause_falls_back_to_a_bare_traceback_and_else_to_nothing() -> N
 
 def test_scheme_and_stream_lists_are_checked_and_normalised() -> None:
     assert serving.parse_schemes("w4a16, bf16,w4a16") == ["w4a16", "bf16"]
-    assert serving.parse_stream_counts("8,1,2,2") == [1, 2, 8]
+    assert parse_counts("8,1,2,2") == [1, 2, 8]
     assert serving.parse_peer_formats("q4_k_m,F16") == ["Q4_K_M", "F16"]
     with pytest.raises(ValueError, match="unknown GGUF format 'Q2_K'"):
         serving.parse_peer_formats("Q2_K")
     with pytest.raises(ValueError, match="unknown scheme 'w2a2'"):
         serving.parse_schemes("bf16,w2a2")
     with pytest.raises(ValueError, match="at least 1"):
-        serving.parse_stream_counts("0,1")
+        parse_counts("0,1")
 
 
 @pytest.mark.parametrize(

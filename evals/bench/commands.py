@@ -1,4 +1,4 @@
-"""`phone-agent bench prompt|step|serving`: performance figures, measured in one run.
+"""`phone-agent bench prompt|step|serving|kernels`: performance figures, measured in one run.
 
 Each benchmark is one subcommand of `bench`, added by a function in `_BENCHMARKS`; its handler
 imports what it measures, so `phone-agent --help` stays fast.
@@ -14,6 +14,8 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from evals.bench import BenchInputError, parse_counts
 
 if TYPE_CHECKING:
     from evals.bench.llamacpp import PeerFormat, PeerMeasurement
@@ -184,7 +186,6 @@ def _add_serving(benchmarks: Any) -> None:
         SCHEMES,
         parse_peer_formats,
         parse_schemes,
-        parse_stream_counts,
     )
 
     parser = benchmarks.add_parser(
@@ -225,7 +226,7 @@ def _add_serving(benchmarks: Any) -> None:
     )
     parser.add_argument(
         "--concurrency",
-        type=_comma_list(parse_stream_counts),
+        type=_comma_list(parse_counts),
         default=list(DEFAULT_CONCURRENCY),
         metavar="LIST",
         help=f"simultaneous decode streams to sweep ({','.join(map(str, DEFAULT_CONCURRENCY))})",
@@ -273,6 +274,48 @@ def _run_serving(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_kernels(benchmarks: Any) -> None:
+    parser = benchmarks.add_parser(
+        "kernels",
+        help="the W4A16 kernels side by side on one token's int4 matrices",
+        description="Multiply every int4 matrix one token passes through (random weights of "
+        "the shape, torch's packed layout) with torch's int4 kernel, our AVX2 kernel where it "
+        "runs here, and dequantize + GEMM, at a few row counts, interleaved; report the "
+        "median per call and the sum over one token. Needs torch (the serving stack).",
+    )
+    parser.add_argument("--shape", choices=("tiny", "1.7b"), default="1.7b", help="(1.7b)")
+    parser.add_argument(
+        "--rows",
+        type=_comma_list(parse_counts),
+        default=[1, 2, 4, 8],
+        metavar="LIST",
+        help="activation rows to multiply (1,2,4,8: decode; 64 and up: prefill chunks)",
+    )
+    parser.add_argument(
+        "--repeat", type=_at_least(1), default=5, metavar="N", help="calls per median (5)"
+    )
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.set_defaults(handler=_run_kernels)
+
+
+def _run_kernels(args: argparse.Namespace) -> int:
+
+    try:
+        from evals.bench import kernels
+    except ImportError as exc:
+        raise BenchInputError(
+            f"bench kernels needs the serving stack ({exc.name} is missing): make serving-stack"
+        ) from None
+    report = kernels.run_kernel_bench(
+        args.shape,
+        args.rows,
+        args.repeat,
+        progress=lambda message: print(message, file=sys.stderr),
+    )
+    print(report.model_dump_json(indent=2) if args.json else kernels.render_text(report))
+    return 0
+
+
 class _ServingStack:
     """The `bench serving` backend: our checkpoint writer, quantizer and vLLM launcher.
 
@@ -302,7 +345,6 @@ class _ServingStack:
         return target
 
     def _source(self) -> Path:
-        from evals.bench import BenchInputError
         from serving.checkpoint import SparkConfig, make_checkpoint, spark_config
 
         shape = self._settings.shape
@@ -318,6 +360,11 @@ class _ServingStack:
         source = self._source()
         if scheme == "bf16":
             return SchemeMeasurement(scheme=scheme, checkpoint_bytes=_weights_bytes(source))
+        if scheme == "w4a16":
+            from serving.quantization import avx2_kernel
+
+            # Built once per machine: the server's load time must not include the compiler.
+            avx2_kernel.load()
         started = time.monotonic()
         reused = (self._work_dir / scheme / "config.json").is_file()
         try:
@@ -432,4 +479,4 @@ def _with_cause(error: str, log_path: Path) -> str:
     return f"{error.rstrip(':')}: {cause}" if cause else error
 
 
-_BENCHMARKS: tuple[AddBenchmark, ...] = (_add_prompt, _add_step, _add_serving)
+_BENCHMARKS: tuple[AddBenchmark, ...] = (_add_prompt, _add_step, _add_serving, _add_kernels)

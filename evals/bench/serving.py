@@ -442,14 +442,3 @@ def parse_schemes(text: str) -> list[str]:
 
 def parse_peer_formats(text: str) -> list[PeerFormat]:
     return _parse_names(text, PEER_FORMATS, "GGUF format")  # type: ignore[return-value]
-
-
-def parse_stream_counts(text: str) -> list[int]:
-    """A comma-separated list of positive stream counts, ascending, without repeats."""
-    try:
-        counts = {int(part) for part in text.split(",")}
-    except ValueError:
-        raise ValueError(f"{text!r} is not a comma-separated list of integers") from None
-    if min(counts) < 1:
-        raise ValueError("stream counts must be at least 1")
-    return sorted(counts)

@@ -1,10 +1,10 @@
 """Our AVX2 int4 kernel (`int4_avx2.cpp`), compiled on first use and loaded as a torch op.
 
-It is compiled on the machine that runs it (torch's extension builder, cached under the user's
-cache directory, so later processes only load it) because it is only worth having where torch's
-own int4 kernel is weak: AVX2 CPUs without AVX-512, whose torch build packs int4 weights in
-blocks of 32 rows, the only layout the kernel reads. Anywhere else, or when no C++ compiler is
-at hand, `load()` says why and the caller keeps torch's kernel.
+It is compiled on the machine that runs it (torch's extension builder, into our cache folder,
+keyed on torch's version, so later processes only load it), because it is only worth having
+where torch's own int4 kernel is weak: AVX2 CPUs without AVX-512, whose torch build packs int4
+weights in blocks of 32 rows, the only layout the kernel reads. Anywhere else, or when no C++
+compiler is at hand, `load()` says why and the caller keeps torch's kernel.
 """
 
 from __future__ import annotations
@@ -12,11 +12,13 @@ from __future__ import annotations
 import functools
 import logging
 import shutil
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import torch
 
+from serving.checkpoint import user_cache_dir
 from serving.quantization import int4pack
 from serving.quantization.probe import probe_hardware
 
@@ -25,13 +27,16 @@ LIBRARY_NAME = "phone_agent_int4_avx2"
 # The scale tables it reads: those of bf16 and fp32 activations (fp16 stays on torch's kernel).
 SCALE_DTYPES = (torch.bfloat16, torch.float32)
 _COMPILE_FLAGS = ["-O3", "-mavx2", "-mfma", "-fopenmp"]
+# A build takes about 20 s on two cores. torch's builder waits forever on the lock file of a
+# build that was killed (Ctrl-C on a first `serve`); a lock this old is such a leftover.
+_STALE_LOCK_S = 600
 
 log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
-class NativeKernel:
-    """The loaded op, or why there is none."""
+class KernelStatus:
+    """Whether the op is loaded in this process, and if not, why."""
 
     available: bool
     reason: str
@@ -52,27 +57,44 @@ def unsupported_reason(cpu_flags: set[str], layout: int4pack.PackLayout) -> str 
     return None
 
 
+def build_directory() -> Path:
+    """Where the library is built: a library built against another torch must never load."""
+    return user_cache_dir() / "kernels" / f"{LIBRARY_NAME}-torch-{torch.__version__}"
+
+
+def _clear_stale_lock(lock: Path) -> None:
+    try:
+        if time.time() - lock.stat().st_mtime > _STALE_LOCK_S:
+            lock.unlink(missing_ok=True)
+    except FileNotFoundError:
+        pass
+
+
 @functools.cache
-def load() -> NativeKernel:
+def load() -> KernelStatus:
     """Build (first time on this machine) and load the kernel; never raises."""
     reason = unsupported_reason(set(probe_hardware().cpu_flags), int4pack.native_layout())
     if reason is not None:
-        return NativeKernel(False, reason)
+        return KernelStatus(False, reason)
     from torch.utils import cpp_extension
 
+    directory = build_directory()
     try:
+        directory.mkdir(parents=True, exist_ok=True)
+        _clear_stale_lock(directory / "lock")
         cpp_extension.load(
             name=LIBRARY_NAME,
             sources=[str(SOURCE)],
             extra_cflags=_COMPILE_FLAGS,
             extra_ldflags=["-fopenmp"],
+            build_directory=str(directory),
             is_python_module=False,
         )
     except (OSError, RuntimeError, ImportError) as error:
         first_line = str(error).strip().splitlines()[0] if str(error).strip() else repr(error)
         log.warning("int4 AVX2 kernel not built (%s); using torch's int4 kernel", first_line)
-        return NativeKernel(False, f"building it failed: {first_line}")
-    return NativeKernel(True, "built for this AVX2 CPU")
+        return KernelStatus(False, f"building it failed: {first_line}")
+    return KernelStatus(True, "built for this AVX2 CPU")
 
 
 def int4_mm(

@@ -308,8 +308,8 @@ SELECTION_TABLE: tuple[SelectionRule, ...] = (
         "x86-speed-without-amx",
         lambda hw, priority: hw.is_x86,
         "w4a16",
-        "without AMX vLLM's W4A8 kernel is not available; torch's int4 kernel is the fast "
-        "4-bit path here",
+        "without AMX vLLM's W4A8 kernel is not available; 4-bit weights on our AVX2 kernel "
+        "(torch's int4 kernel without AVX2) are the fast path here",
         True,
     ),
     SelectionRule(

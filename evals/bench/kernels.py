@@ -1,0 +1,186 @@
+"""`bench kernels`: the W4A16 kernels side by side on the matrices of one decoded token.
+
+Every int4 matrix a token passes through in the served model (fused q/k/v, attention output,
+fused gate/up, down, the tied output head), with random weights in torch's packed layout, is
+multiplied by each kernel at a few row counts: torch's `_weight_int4pack_mm_for_cpu`
+(`tinygemm`), ours (`avx2`, where it runs on this machine) and dequantize + GEMM
+(`dequantize`, the prefill path). Each time is a median; the per-token figure adds the
+matrices up, each as many times as the model has it. The kernels run interleaved, one call
+each in turn, so a change in the machine's load touches them alike.
+"""
+
+from __future__ import annotations
+
+import functools
+import statistics
+import time
+from collections.abc import Callable, Sequence
+
+import torch
+from pydantic import BaseModel
+
+from serving.checkpoint import Shape, SparkConfig, spark_config
+from serving.quantization import avx2_kernel, int4pack
+
+GROUP_SIZE = 128  # what `phone-agent quantize` writes by default
+Kernel = Callable[[torch.Tensor, torch.Tensor, torch.Tensor, int], torch.Tensor]
+
+
+class Matrix(BaseModel):
+    name: str
+    rows: int
+    columns: int
+    per_token: int  # how many of it one token passes through
+
+
+class KernelTiming(BaseModel):
+    matrix: str
+    activation_rows: int
+    median_ms: dict[str, float]  # kernel -> median milliseconds of one call
+
+
+class PerToken(BaseModel):
+    activation_rows: int
+    total_ms: dict[str, float]  # kernel -> the matrices of one token, added up
+    speedup_over_tinygemm: dict[str, float]
+
+
+class KernelBenchReport(BaseModel):
+    shape: str
+    group_size: int
+    threads: int
+    repeat: int
+    avx2_kernel: str  # "available", or why not
+    matrices: list[Matrix]
+    timings: list[KernelTiming]
+    per_token: list[PerToken]
+
+
+def token_matrices(config: SparkConfig) -> list[Matrix]:
+    """The int4 matrices of one token, as vLLM runs them (q/k/v and gate/up each fused)."""
+    layers, hidden = config.num_hidden_layers, config.hidden_size
+    attention = config.num_attention_heads * config.head_dim
+    qkv = (config.num_attention_heads + 2 * config.num_key_value_heads) * config.head_dim
+    return [
+        Matrix(name="q_k_v_proj", rows=qkv, columns=hidden, per_token=layers),
+        Matrix(name="out_proj", rows=hidden, columns=attention, per_token=layers),
+        Matrix(
+            name="gate_up_proj", rows=2 * config.intermediate_size, columns=hidden, per_token=layers
+        ),
+        Matrix(name="down_proj", rows=hidden, columns=config.intermediate_size, per_token=layers),
+        Matrix(name="output_head", rows=config.vocab_size, columns=hidden, per_token=1),
+    ]
+
+
+def _kernels() -> tuple[dict[str, Kernel], str]:
+    kernels: dict[str, Kernel] = {"tinygemm": int4pack.tinygemm_mm}
+    loaded = avx2_kernel.load()
+    if loaded.available:
+        kernels["avx2"] = avx2_kernel.int4_mm
+    kernels["dequantize"] = int4pack.dequantized_matmul
+    return kernels, "available" if loaded.available else loaded.reason
+
+
+def _random_weight(matrix: Matrix, generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
+    values = torch.randint(
+        0, 16, (matrix.rows, matrix.columns), dtype=torch.uint8, generator=generator
+    )
+    groups = matrix.columns // GROUP_SIZE
+    scales = torch.rand(matrix.rows, groups, generator=generator) * 0.02
+    zeros = torch.randn(matrix.rows, groups, generator=generator) * 0.02
+    packed = int4pack.repack_rows_(int4pack.pack_portable(values))
+    return packed, int4pack.scales_and_zeros(scales, zeros)
+
+
+def _interleaved_medians(calls: dict[str, Callable[[], object]], repeat: int) -> dict[str, float]:
+    for call in calls.values():
+        call()  # warm-up: first-touch of buffers, lazy initialisation
+    samples: dict[str, list[float]] = {name: [] for name in calls}
+    for _ in range(repeat):
+        for name, call in calls.items():
+            start = time.perf_counter()
+            call()
+            samples[name].append((time.perf_counter() - start) * 1000)
+    return {name: statistics.median(values) for name, values in samples.items()}
+
+
+def run_kernel_bench(
+    shape: Shape,
+    rows: Sequence[int],
+    repeat: int,
+    progress: Callable[[str], None] = lambda message: None,
+) -> KernelBenchReport:
+    matrices = token_matrices(spark_config(shape))
+    kernels, availability = _kernels()
+    generator = torch.Generator().manual_seed(0)
+    timings: list[KernelTiming] = []
+    for matrix in matrices:
+        progress(f"{matrix.name} ({matrix.rows}x{matrix.columns})")
+        packed, scale_zero = _random_weight(matrix, generator)
+        for count in rows:
+            x = torch.randn(count, matrix.columns, generator=generator).bfloat16()
+            calls: dict[str, Callable[[], object]] = {
+                name: functools.partial(kernel, x, packed, scale_zero, GROUP_SIZE)
+                for name, kernel in kernels.items()
+            }
+            timings.append(
+                KernelTiming(
+                    matrix=matrix.name,
+                    activation_rows=count,
+                    median_ms=_interleaved_medians(calls, repeat),
+                )
+            )
+    return KernelBenchReport(
+        shape=shape,
+        group_size=GROUP_SIZE,
+        threads=torch.get_num_threads(),
+        repeat=repeat,
+        avx2_kernel=availability,
+        matrices=matrices,
+        timings=timings,
+        per_token=[_per_token(matrices, timings, count, list(kernels)) for count in rows],
+    )
+
+
+def _per_token(
+    matrices: Sequence[Matrix], timings: Sequence[KernelTiming], count: int, kernels: list[str]
+) -> PerToken:
+    per_token = {matrix.name: matrix.per_token for matrix in matrices}
+    at_count = [timing for timing in timings if timing.activation_rows == count]
+    totals = {
+        kernel: sum(t.median_ms[kernel] * per_token[t.matrix] for t in at_count)
+        for kernel in kernels
+    }
+    return PerToken(
+        activation_rows=count,
+        total_ms=totals,
+        speedup_over_tinygemm={
+            kernel: totals["tinygemm"] / total
+            for kernel, total in totals.items()
+            if kernel != "tinygemm"
+        },
+    )
+
+
+def render_text(report: KernelBenchReport) -> str:
+    kernels = list(report.per_token[0].total_ms) if report.per_token else []
+    lines = [
+        f"W4A16 kernels on the {report.shape} shape: group {report.group_size}, "
+        f"{report.threads} threads, median of {report.repeat}; our AVX2 kernel: "
+        f"{report.avx2_kernel}",
+        "",
+        "| matrix | rows x columns | x rows | " + " | ".join(f"{k} ms" for k in kernels) + " |",
+        "|---|---|---|" + "---|" * len(kernels),
+    ]
+    sizes = {m.name: f"{m.rows}x{m.columns} (x{m.per_token})" for m in report.matrices}
+    for timing in report.timings:
+        cells = " | ".join(f"{timing.median_ms[k]:.2f}" for k in kernels)
+        lines.append(
+            f"| {timing.matrix} | {sizes[timing.matrix]} | {timing.activation_rows} | {cells} |"
+        )
+    lines += ["", "One token's matrices, added up:", ""]
+    for total in report.per_token:
+        cells = ", ".join(f"{k} {ms:.1f} ms" for k, ms in total.total_ms.items())
+        ratios = ", ".join(f"{k} {r:.2f}x" for k, r in total.speedup_over_tinygemm.items())
+        lines.append(f"- {total.activation_rows} rows: {cells} (over tinygemm: {ratios})")
+    return "\n".join(lines)
