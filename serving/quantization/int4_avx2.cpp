@@ -15,6 +15,8 @@
 #include <immintrin.h>
 #include <torch/library.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
@@ -108,6 +110,27 @@ void block_product(
       _mm256_storeu_ps(y + t * y_stride + block * kBlockRows + v * 8, total[t][v]);
 }
 
+// x as 16-bit integers with one scale per group: 15 bits below the group's largest value,
+// finer than x's own bf16 for every element within 2^7 of it. One plain loop: for the few rows
+// of decode, a chain of tensor ops costs more than the arithmetic.
+void quantize_activations(const float* x, int64_t group_count, int64_t group_size, int16_t* x_q,
+                          float* scales, float* sums) {
+  for (int64_t group = 0; group < group_count; ++group) {
+    const float* values = x + group * group_size;
+    float largest = 0.0f, sum = 0.0f;
+    for (int64_t i = 0; i < group_size; ++i) {
+      largest = std::max(largest, std::fabs(values[i]));
+      sum += values[i];
+    }
+    const float scale = largest / 32767.0f;
+    const float inverse = largest > 0.0f ? 32767.0f / largest : 0.0f;
+    for (int64_t i = 0; i < group_size; ++i)
+      x_q[group * group_size + i] = static_cast<int16_t>(std::nearbyint(values[i] * inverse));
+    scales[group] = scale;
+    sums[group] = sum;
+  }
+}
+
 template <int Tile, typename Pair>
 void tile_product(const uint8_t* packed, const Pair* scale_zero, const int16_t* x_q,
                   const float* x_group_scales, const float* x_group_sums, int64_t k_size,
@@ -139,16 +162,13 @@ at::Tensor int4_mm(const at::Tensor& x, const at::Tensor& packed, const at::Tens
                   scale_zero.size(2) == 2,
               "int4_mm: scale_zero must be [K / group_size, N, 2]");
 
-  // x as 16-bit integers with one scale per group: 15 bits below the group's largest value,
-  // finer than x's own bf16 for every element within 2^7 of it.
-  const at::Tensor x_groups = x.to(at::kFloat).view({m_size, groups, group_size});
-  const at::Tensor x_group_sums = x_groups.sum(-1).contiguous();
-  const at::Tensor x_group_scales =
-      (std::get<0>(x_groups.abs().max(-1)) / 32767.0f).contiguous();
-  const at::Tensor x_q = (x_groups / x_group_scales.clamp_min(1e-30f).unsqueeze(-1))
-                             .round_()
-                             .to(at::kShort)
-                             .contiguous();
+  const at::Tensor x_f = x.to(at::kFloat).contiguous();
+  const at::Tensor x_group_sums = at::empty({m_size, groups}, x_f.options());
+  const at::Tensor x_group_scales = at::empty({m_size, groups}, x_f.options());
+  const at::Tensor x_q = at::empty({m_size, k_size}, x_f.options().dtype(at::kShort));
+  quantize_activations(x_f.data_ptr<float>(), m_size * groups, group_size,
+                       x_q.data_ptr<int16_t>(), x_group_scales.data_ptr<float>(),
+                       x_group_sums.data_ptr<float>());
   at::Tensor y = at::empty({m_size, n_size}, x.options().dtype(at::kFloat));
 
   const at::Tensor packed_c = packed.contiguous();
