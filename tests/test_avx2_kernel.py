@@ -97,6 +97,7 @@ def test_it_is_kept_off_where_torchs_kernel_is_the_right_one(
     assert avx2_kernel.unsupported_reason(avx2, int4pack.AVX2_LAYOUT) in (
         None,
         "no C++ compiler on PATH to build it",
+        "no ninja to build it (pip install ninja)",
     )
     assert avx2_kernel.unsupported_reason({"sse4_2"}, int4pack.AVX2_LAYOUT) == (
         "the CPU lacks avx2, fma"
@@ -107,6 +108,16 @@ def test_it_is_kept_off_where_torchs_kernel_is_the_right_one(
     assert avx2_kernel.unsupported_reason(avx2, int4pack.AVX2_LAYOUT) == (
         "no C++ compiler on PATH to build it"
     )
+
+
+def test_the_ninja_of_a_virtualenv_that_is_not_activated_is_found(
+    monkeypatch: pytest.MonkeyPatch, tmp_path
+) -> None:
+    monkeypatch.setattr(avx2_kernel.shutil, "which", lambda name: None)
+    monkeypatch.setattr(avx2_kernel.sys, "executable", str(tmp_path / "python"))
+    assert avx2_kernel._ninja() is None
+    (tmp_path / "ninja").touch()
+    assert avx2_kernel._ninja() == tmp_path / "ninja"
 
 
 def test_fp32_scales_serve_fp32_activations(kernel, weight) -> None:

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import functools
 import logging
+import os
 import shutil
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,7 +56,19 @@ def unsupported_reason(cpu_flags: set[str], layout: int4pack.PackLayout) -> str 
         )
     if shutil.which("c++") is None and shutil.which("g++") is None:
         return "no C++ compiler on PATH to build it"
+    if _ninja() is None:
+        return "no ninja to build it (pip install ninja)"
     return None
+
+
+def _ninja() -> Path | None:
+    """torch's builder runs `ninja` from PATH; the ninja wheel puts it beside the interpreter,
+    which is not on PATH when the virtualenv is not activated."""
+    on_path = shutil.which("ninja")
+    if on_path is not None:
+        return Path(on_path)
+    beside = Path(sys.executable).with_name("ninja")
+    return beside if beside.is_file() else None
 
 
 def build_directory() -> Path:
@@ -79,6 +93,9 @@ def load() -> KernelStatus:
     from torch.utils import cpp_extension
 
     directory = build_directory()
+    ninja = _ninja()
+    if ninja is not None and shutil.which("ninja") is None:
+        os.environ["PATH"] = f"{ninja.parent}{os.pathsep}{os.environ.get('PATH', '')}"
     try:
         directory.mkdir(parents=True, exist_ok=True)
         _clear_stale_lock(directory / "lock")

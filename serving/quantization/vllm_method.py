@@ -44,13 +44,16 @@ _log = logging.getLogger("vllm.phone_agent.w4a16")
 
 
 @functools.cache
-def _announce_kernels(path: KernelPath) -> None:
+def _announce_kernels(path: KernelPath, dtype: torch.dtype) -> None:
     """Log once per process which kernels serve; builds our kernel now rather than mid-request."""
     if path == "tinygemm":
         _log.info("W4A16 on torch's int4 kernel (tinygemm) for every row count")
         return
     kernel = avx2_kernel.load()
-    few_rows = "our AVX2 kernel" if kernel.available else f"tinygemm ({kernel.reason})"
+    if dtype not in avx2_kernel.SCALE_DTYPES:
+        few_rows = f"tinygemm (our AVX2 kernel takes no {dtype} scales)"
+    else:
+        few_rows = "our AVX2 kernel" if kernel.available else f"tinygemm ({kernel.reason})"
     _log.info(
         "W4A16 on %s below %d rows, dequantize + GEMM from there",
         few_rows,
@@ -142,7 +145,7 @@ class W4A16LinearMethod(LinearMethodBase):
         self.params_dtype = params_dtype
 
     def process_weights_after_loading(self, layer: torch.nn.Module) -> None:
-        _announce_kernels(self.config.path)
+        _announce_kernels(self.config.path, self.params_dtype)
         int4pack.repack_rows_(layer.get_parameter("qweight").data)
         scale_zero = int4pack.scales_and_zeros(
             layer.get_parameter("scales").data,
