@@ -6,9 +6,13 @@
 // low nibble and row j + 16 in its high nibble) and the same [K / group, N, 2] scale/zero table,
 // so the prefill path and the embedding lookup are unchanged and no weight is stored twice.
 //
-// Per input column it widens 32 nibbles to fp32 and multiplies them by that column of x,
-// accumulating a group's sums; the group's scale and offset are applied once per group:
-//   y[r] = sum_g scale[g, r] * sum_{k in g} q[k, r] x[k] + (zero[g, r] - 8 scale[g, r]) sum_{k in g} x[k]
+// x is rounded to 16-bit integers, one scale per group (finer than the bf16 it arrives in). Per
+// pair of input columns the kernel interleaves their bytes, widens the 32 rows' nibbles to 16-bit
+// lanes and multiplies them by the pair (x[k], x[k+1]) with one vpmaddwd per 8 rows, summing a
+// group in 32-bit integers; the group's scales and offsets are applied once per group:
+//   y[r] = sum_g scale[g, r] xscale[g] sum_{k in g} q[k, r] xq[k]
+//          + (zero[g, r] - 8 scale[g, r]) sum_{k in g} x[k]
+// (integer sums cannot overflow: 15 * 32767 * group_size < 2^31 for groups up to 4096).
 
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
@@ -155,8 +159,10 @@ at::Tensor int4_mm(const at::Tensor& x, const at::Tensor& packed, const at::Tens
   TORCH_CHECK(packed.size(1) * 2 == k_size, "int4_mm: packed has ", packed.size(1) * 2,
               " columns, x has ", k_size);
   TORCH_CHECK(n_size % kBlockRows == 0, "int4_mm: rows must be a multiple of ", kBlockRows);
-  TORCH_CHECK(group_size > 0 && group_size % 2 == 0 && k_size % group_size == 0,
-              "int4_mm: bad group size ", group_size);
+  TORCH_CHECK(group_size > 0 && group_size <= 4096 && group_size % 2 == 0 &&
+                  k_size % group_size == 0,
+              "int4_mm: group size ", group_size, " must be even, at most 4096 and divide ",
+              k_size);
   const int64_t groups = k_size / group_size;
   TORCH_CHECK(scale_zero.size(0) == groups && scale_zero.size(1) == n_size &&
                   scale_zero.size(2) == 2,
