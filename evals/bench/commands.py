@@ -166,6 +166,10 @@ def _comma_list(parse: Callable[[str], list[Any]]) -> Callable[[str], list[Any]]
     return convert
 
 
+def _add_shape(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--shape", choices=("tiny", "1.7b"), default="1.7b", help="(1.7b)")
+
+
 def _at_least(minimum: int) -> Callable[[str], int]:
     def convert(text: str) -> int:
         try:
@@ -200,7 +204,7 @@ def _add_serving(benchmarks: Any) -> None:
         "same checkpoint as GGUF (F16, Q8_0, Q4_K_M) and each row is set against our build of "
         "the same width.",
     )
-    parser.add_argument("--shape", choices=("tiny", "1.7b"), default="1.7b", help="(1.7b)")
+    _add_shape(parser)
     parser.add_argument(
         "--schemes",
         type=_comma_list(parse_schemes),
@@ -283,7 +287,7 @@ def _add_kernels(benchmarks: Any) -> None:
         "runs here, and dequantize + GEMM, at a few row counts, interleaved; report the "
         "median per call and the sum over one token. Needs torch (the serving stack).",
     )
-    parser.add_argument("--shape", choices=("tiny", "1.7b"), default="1.7b", help="(1.7b)")
+    _add_shape(parser)
     parser.add_argument(
         "--rows",
         type=_comma_list(parse_counts),
