@@ -113,7 +113,7 @@ def test_the_adaptive_path_dequantizes_from_the_measured_row_count(
         return dequantize(x, *args)  # type: ignore[arg-type]
 
     monkeypatch.setattr(int4pack, "dequantized_matmul", counting)
-    threshold = int4pack.prefill_min_rows()
+    threshold = int4pack.few_row_kernel().prefill_min_rows
     for rows in (threshold - 1, threshold):
         x = torch.randn(rows, 512).bfloat16()
         torch.ops.phone_agent.w4a16_linear(
@@ -135,3 +135,10 @@ def test_shapes_the_kernel_cannot_take_are_refused() -> None:
         int4pack.check_shape(96, 512, GROUP)
     with pytest.raises(ValueError, match="group size"):
         int4pack.check_shape(128, 500, GROUP)
+
+
+def test_fp16_activations_keep_torchs_kernel_and_its_own_threshold() -> None:
+    kernel = int4pack.few_row_kernel(torch.float16)
+    assert kernel.name.startswith("tinygemm (")
+    assert kernel.multiply is int4pack.tinygemm_mm
+    assert kernel.prefill_min_rows == int4pack.TINYGEMM_PREFILL_MIN_ROWS

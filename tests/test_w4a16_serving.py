@@ -26,7 +26,9 @@ from serving.quantization.quantize import quantize_checkpoint  # noqa: E402
 from serving.reference_forward import spark_logits  # noqa: E402
 
 pytestmark = pytest.mark.slow
-PROMPT_TOKENS = int4pack.prefill_min_rows() + 36  # above it: prefill takes the dequant path
+PROMPT_TOKENS = (
+    int4pack.few_row_kernel().prefill_min_rows + 36
+)  # above it: prefill takes the dequant path
 NEW_TOKENS = 8
 
 

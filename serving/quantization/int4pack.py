@@ -2,10 +2,10 @@
 
 Decode runs on our AVX2 kernel (`avx2_kernel`) where it applies, else on torch's
 `_weight_int4pack_mm_for_cpu` (tinygemm); both read the same packed tensor. Their cost grows
-with the number of rows they multiply, so from `prefill_min_rows()` rows the weight is
-dequantized from that same packed tensor, a block of output rows at a time, and multiplied by
-the ordinary GEMM: no second copy of the weights is kept, and the transient block stays a few
-tens of MB.
+with the number of rows they multiply, so from `few_row_kernel().prefill_min_rows` rows the
+weight is dequantized from that same packed tensor, a block of output rows at a time, and
+multiplied by the ordinary GEMM: no second copy of the weights is kept, and the transient block
+stays a few tens of MB.
 
 torch's packed layout depends on the instruction set the kernel was built for: rows are grouped
 in blocks of 64 (AVX-512) or 32 (AVX2, portable build), each block stored as [K, rows/2] bytes,
@@ -22,6 +22,7 @@ portable form: row-major bytes with the even column in the low nibble, and `scal
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -212,17 +213,33 @@ TINYGEMM_PREFILL_MIN_ROWS = 64
 AVX2_PREFILL_MIN_ROWS = 256
 
 
-def prefill_min_rows() -> int:
-    """Rows from which the adaptive path dequantizes, for the few-row kernel this process has."""
-    return AVX2_PREFILL_MIN_ROWS if avx2_kernel.load().available else TINYGEMM_PREFILL_MIN_ROWS
-
-
 def tinygemm_mm(
     x: torch.Tensor, packed: torch.Tensor, scale_zero: torch.Tensor, group_size: int
 ) -> torch.Tensor:
     return torch.ops.aten._weight_int4pack_mm_for_cpu(
         x.contiguous(), packed, group_size, scale_zero
     )
+
+
+@dataclass(frozen=True)
+class FewRowKernel:
+    """The kernel the adaptive path uses below `prefill_min_rows` rows, and why that one."""
+
+    name: str
+    multiply: Callable[[torch.Tensor, torch.Tensor, torch.Tensor, int], torch.Tensor]
+    prefill_min_rows: int
+
+
+@functools.cache
+def few_row_kernel(dtype: torch.dtype = torch.bfloat16) -> FewRowKernel:
+    """Ours where it runs and takes scales of `dtype` (the activations'), else torch's."""
+    status = avx2_kernel.load()
+    if not status.available:
+        return FewRowKernel(f"tinygemm ({status.reason})", tinygemm_mm, TINYGEMM_PREFILL_MIN_ROWS)
+    if dtype not in avx2_kernel.SCALE_DTYPES:
+        reason = f"our AVX2 kernel takes no {dtype} scales"
+        return FewRowKernel(f"tinygemm ({reason})", tinygemm_mm, TINYGEMM_PREFILL_MIN_ROWS)
+    return FewRowKernel("our AVX2 kernel", avx2_kernel.int4_mm, AVX2_PREFILL_MIN_ROWS)
 
 
 @torch.library.custom_op("phone_agent::w4a16_linear", mutates_args=())
@@ -236,11 +253,10 @@ def w4a16_linear(
     """
     if path == "tinygemm":
         return tinygemm_mm(x, packed, scale_zero, group_size)
-    if x.shape[0] >= prefill_min_rows():
+    kernel = few_row_kernel(scale_zero.dtype)
+    if x.shape[0] >= kernel.prefill_min_rows:
         return dequantized_matmul(x, packed, scale_zero, group_size)
-    if scale_zero.dtype in avx2_kernel.SCALE_DTYPES and avx2_kernel.load().available:
-        return avx2_kernel.int4_mm(x, packed, scale_zero, group_size)
-    return tinygemm_mm(x, packed, scale_zero, group_size)
+    return kernel.multiply(x, packed, scale_zero, group_size)
 
 
 @w4a16_linear.register_fake

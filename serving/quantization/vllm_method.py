@@ -4,8 +4,9 @@ Registered under two names, one per kernel path, because vLLM keys its compile c
 quantization method's name (not on the checkpoint's quantization_config): graphs built for
 different paths must never share a cached artifact.
 
-- `phone_agent_w4a16`: below `int4pack.prefill_min_rows()` rows our AVX2 kernel where it could
-  be built (`avx2_kernel` says where not), torch's tinygemm elsewhere; dequantize + GEMM above;
+- `phone_agent_w4a16`: below `int4pack.few_row_kernel().prefill_min_rows` rows our AVX2 kernel
+  where it could be built (`avx2_kernel` says where not), torch's tinygemm elsewhere;
+  dequantize + GEMM above;
 - `phone_agent_w4a16_tinygemm`: torch's tinygemm for every row count, the baseline the other
   path is measured against.
 
@@ -31,7 +32,7 @@ from vllm.model_executor.layers.quantization.base_config import (
 from vllm.model_executor.layers.vocab_parallel_embedding import VocabParallelEmbedding
 from vllm.model_executor.utils import set_weight_attrs
 
-from serving.quantization import avx2_kernel, int4pack
+from serving.quantization import int4pack
 from serving.quantization.int4pack import KernelPath
 from serving.quantization.probe import W4A16_METHOD
 
@@ -45,19 +46,15 @@ _log = logging.getLogger("vllm.phone_agent.w4a16")
 
 @functools.cache
 def _announce_kernels(path: KernelPath, dtype: torch.dtype) -> None:
-    """Log once per process which kernels serve; builds our kernel now rather than mid-request."""
+    """Log once per process which kernels serve (building ours now rather than mid-request)."""
     if path == "tinygemm":
         _log.info("W4A16 on torch's int4 kernel (tinygemm) for every row count")
         return
-    kernel = avx2_kernel.load()
-    if dtype not in avx2_kernel.SCALE_DTYPES:
-        few_rows = f"tinygemm (our AVX2 kernel takes no {dtype} scales)"
-    else:
-        few_rows = "our AVX2 kernel" if kernel.available else f"tinygemm ({kernel.reason})"
+    kernel = int4pack.few_row_kernel(dtype)
     _log.info(
         "W4A16 on %s below %d rows, dequantize + GEMM from there",
-        few_rows,
-        int4pack.prefill_min_rows(),
+        kernel.name,
+        kernel.prefill_min_rows,
     )
 
 
