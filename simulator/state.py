@@ -28,6 +28,21 @@ contacts                list of objects      {name, phone} (a few people)
 messages                list of objects      sent texts {to: contact name or number, text} ([])
 inbox                   list of objects      received texts {from, text} (two texts)
 events                  list of objects      calendar {title, date "YYYY-MM-DD", time "HH:MM"}
+files                   object               shared storage: path below the storage root
+                                             ("Documents/Markor/todo.md") -> text content
+                                             (a few downloads, photos and one note)
+folders                 list of str          folders of the shared storage besides those that
+                                             hold files (the standard top-level ones)
+expenses                list of objects      Pro Expense {name, amount, category, date
+                                             "YYYY-MM-DD", note} ([])
+todo_tasks              list of objects      Tasks {title, due "YYYY-MM-DD" or "", priority
+                                             high/medium/low/none, completed, notes} ([])
+recipes                 list of objects      Broccoli {title, description, servings,
+                                             prep_time, ingredients, directions} ([])
+stopwatch               object               Clock {running, elapsed seconds, laps: seconds
+                                             of each lap} (stopped at 0)
+timer                   object               Clock {entry: keypad digits, duration seconds of
+                                             the started timer (0: none), running} (none)
 permission_prompts      list of str          packages that ask for notification permission
                                              on their next launch (Messages, Calendar)
 notifications_allowed   list of str          packages granted notification permission ([])
@@ -41,7 +56,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -51,6 +66,11 @@ CLOCK = "com.google.android.deskclock"
 CONTACTS = "com.google.android.contacts"
 MESSAGES = "com.google.android.apps.messaging"
 CALENDAR = "com.google.android.calendar"
+MARKOR = "net.gsantner.markor"
+FILES = "com.google.android.documentsui"
+EXPENSE = "com.arduia.expense"
+TASKS_APP = "org.tasks"
+BROCCOLI = "com.flauschcode.broccoli"
 
 _HHMM = re.compile(r"^([01]\d|2[0-3]):[0-5]\d$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -104,6 +124,116 @@ class Event(BaseModel):
     _valid_time = field_validator("time")(_check_hhmm)
 
 
+def _check_date(value: str) -> str:
+    if not _DATE.match(value):
+        raise ValueError(f"date must be YYYY-MM-DD, got {value!r}")
+    return value
+
+
+def _check_storage_path(value: str) -> str:
+    parts = value.split("/")
+    if not value or value.startswith("/") or any(part in ("", ".", "..") for part in parts):
+        raise ValueError(f"a storage path is relative, like Download/a.pdf, got {value!r}")
+    return value
+
+
+EXPENSE_CATEGORIES = (
+    "Food",
+    "Transportation",
+    "Housing",
+    "Clothes",
+    "Health Care",
+    "Education",
+    "Entertainment",
+    "Social",
+    "Donation",
+    "Income",
+    "Others",
+)
+
+
+class Expense(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+    name: str
+    amount: float = Field(ge=0)
+    category: str = "Others"
+    date: str
+    note: str = ""
+
+    _valid_date = field_validator("date")(_check_date)
+
+    @field_validator("category")
+    @classmethod
+    def _known_category(cls, value: str) -> str:
+        if value not in EXPENSE_CATEGORIES:
+            raise ValueError(f"category must be one of {', '.join(EXPENSE_CATEGORIES)}")
+        return value
+
+
+class TodoTask(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+    title: str
+    due: str = ""
+    priority: Literal["high", "medium", "low", "none"] = "none"
+    completed: bool = False
+    notes: str = ""
+
+    @field_validator("due")
+    @classmethod
+    def _due_date_or_none(cls, value: str) -> str:
+        return value and _check_date(value)
+
+
+class Recipe(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+    title: str
+    description: str = ""
+    servings: str = ""
+    prep_time: str = ""
+    ingredients: str = ""
+    directions: str = ""
+
+
+class Stopwatch(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+    running: bool = False
+    elapsed: int = Field(default=0, ge=0)
+    laps: list[int] = Field(default_factory=list)
+
+
+class Timer(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+    entry: str = Field(default="", pattern=r"^\d{0,6}$")
+    duration: int = Field(default=0, ge=0)
+    running: bool = False
+
+
+STANDARD_FOLDERS = (
+    "Alarms",
+    "Audiobooks",
+    "DCIM",
+    "Documents",
+    "Download",
+    "Movies",
+    "Music",
+    "Notifications",
+    "Pictures",
+    "Podcasts",
+    "Recordings",
+    "Ringtones",
+)
+
+
+def _default_files() -> dict[str, str]:
+    return {
+        "Download/boarding_pass.pdf": "",
+        "Download/sample_pdf.pdf": "",
+        "DCIM/Camera/PXL_20241012_181233.jpg": "",
+        "Documents/Markor/shopping_list.md": "- eggs\n- milk\n- bread",
+        "Music/road_trip_mix.mp3": "",
+    }
+
+
 def _default_contacts() -> list[Contact]:
     return [
         Contact(name="Alice Martin", phone="+1 415-555-0101"),
@@ -148,17 +278,32 @@ class DeviceState(BaseModel):
     messages: list[SentMessage] = Field(default_factory=list)
     inbox: list[ReceivedMessage] = Field(default_factory=_default_inbox)
     events: list[Event] = Field(default_factory=list)
+    files: dict[str, str] = Field(default_factory=_default_files)
+    folders: list[str] = Field(default_factory=lambda: [*STANDARD_FOLDERS, "Documents/Markor"])
+    expenses: list[Expense] = Field(default_factory=list)
+    todo_tasks: list[TodoTask] = Field(default_factory=list)
+    recipes: list[Recipe] = Field(default_factory=list)
+    stopwatch: Stopwatch = Field(default_factory=Stopwatch)
+    timer: Timer = Field(default_factory=Timer)
     permission_prompts: list[str] = Field(default_factory=lambda: [MESSAGES, CALENDAR])
     notifications_allowed: list[str] = Field(default_factory=list)
     foreground: str = LAUNCHER
 
     _valid_time = field_validator("time")(_check_hhmm)
+    _valid_date = field_validator("date")(_check_date)
 
-    @field_validator("date")
+    @field_validator("files")
     @classmethod
-    def _valid_date(cls, value: str) -> str:
-        if not _DATE.match(value):
-            raise ValueError(f"date must be YYYY-MM-DD, got {value!r}")
+    def _valid_files(cls, value: dict[str, str]) -> dict[str, str]:
+        for path in value:
+            _check_storage_path(path)
+        return value
+
+    @field_validator("folders")
+    @classmethod
+    def _valid_folders(cls, value: list[str]) -> list[str]:
+        for path in value:
+            _check_storage_path(path)
         return value
 
     def flat(self) -> dict[str, Any]:
@@ -212,7 +357,8 @@ def coerce_value(key: str, raw: str) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise StateError(f"{key} takes JSON (a list), {exc.msg} at column {exc.colno}") from None
+        shape = "a list" if get_origin(annotation) is list else "an object"
+        raise StateError(f"{key} takes JSON ({shape}), {exc.msg} at column {exc.colno}") from None
 
 
 def parse_state_assignment(assignment: str) -> tuple[str, Any]:
