@@ -1,0 +1,314 @@
+"""What every task module builds on: the Task and its plan steps, answer comparison, parameter
+pools and the plans several apps share.
+
+A task is parameterised by a seed (which contact, which time, which text). Its success
+predicate reads the simulator's state dict, never the screen; question tasks also compare the
+answer given to `task_complete(answer=...)`. Its oracle plan is the action sequence a perfect
+agent would take, written as tool calls on element labels (`{"tool": "tap", "target":
+"Wi-Fi"}`), which evals resolve against the live screen: it proves the task solvable from what
+the agent sees.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import unicodedata
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+Params = dict[str, Any]
+State = Mapping[str, Any]
+Sampler = Callable[[random.Random], Params]
+
+
+class PlanStep(BaseModel):
+    """One oracle action. `target` is an element label on the screen at that moment; `near`
+    picks, among several elements with that label, the one closest to the element `near`."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    tool: Literal[
+        "tap", "long_press", "type_text", "swipe", "press_key", "open_app", "task_complete"
+    ]
+    target: str | None = None
+    near: str | None = None
+    text: str | None = None
+    clear: bool = False
+    submit: bool = False
+    direction: Literal["up", "down", "left", "right"] | None = None
+    key: str | None = None
+    app: str | None = None
+    answer: str | None = None
+
+
+def tap(target: str, near: str | None = None) -> PlanStep:
+    return PlanStep(tool="tap", target=target, near=near)
+
+
+def type_in(target: str | None, text: str, clear: bool = False, submit: bool = False) -> PlanStep:
+    return PlanStep(tool="type_text", target=target, text=text, clear=clear, submit=submit)
+
+
+def swipe(direction: Literal["up", "down", "left", "right"] = "up") -> PlanStep:
+    return PlanStep(tool="swipe", direction=direction)
+
+
+def key(name: str) -> PlanStep:
+    return PlanStep(tool="press_key", key=name)
+
+
+def open_app(name: str) -> PlanStep:
+    return PlanStep(tool="open_app", app=name)
+
+
+def done(answer: str | None = None) -> PlanStep:
+    return PlanStep(tool="task_complete", answer=answer)
+
+
+@dataclass(frozen=True)
+class Task:
+    """One task of the suite; every method takes the seed that picks its parameters.
+
+    `templates` are the goal's phrasings, formatted with the task's parameters."""
+
+    name: str
+    app: str
+    family: str
+    templates: tuple[str, ...]
+    plan: Callable[[Params], list[PlanStep]]
+    check: Callable[[State, Params, str | None], bool]
+    setup: Callable[[Params], dict[str, Any]] = field(default=lambda p: {})
+    sample: Sampler = field(default=lambda rng: {})
+    max_steps: int = 15
+
+    def params(self, seed: int = 0) -> Params:
+        return self.sample(random.Random(f"{self.name}/{seed}"))
+
+    def goal(self, seed: int = 0, phrasing: int = 0) -> str:
+        return self.templates[phrasing].format(**self.params(seed))
+
+    def initial_state(self, seed: int = 0) -> dict[str, Any]:
+        return self.setup(self.params(seed))
+
+    def success(self, state: State, seed: int = 0, answer: str | None = None) -> bool:
+        return self.check(state, self.params(seed), answer)
+
+    def oracle(self, seed: int = 0) -> list[PlanStep]:
+        return self.plan(self.params(seed))
+
+
+# ---------------------------------------------------------------------------------------------
+# Answer comparison
+
+
+def normalize_text(value: str) -> str:
+    value = unicodedata.normalize("NFC", value).casefold()
+    value = re.sub(r"\s+", " ", value).strip()
+    return value.strip(" .!?\"'“”")
+
+
+def same_digits(given: str | None, expected: str) -> bool:
+    """Phone numbers and counts: the digits must match (a leading country code may be left out)."""
+    if given is None:
+        return False
+    got = re.sub(r"\D", "", given)
+    want = re.sub(r"\D", "", expected)
+    return bool(got) and (got == want or (len(got) >= 7 and want.endswith(got)))
+
+
+def parse_clock_time(value: str) -> int | None:
+    """Minutes after midnight of "7:05 PM", "19:05", "7:05pm"; None when it is not a time."""
+    match = re.search(r"(\d{1,2})[:.h](\d{2})\s*([ap])?\.?\s*m?\.?", value.casefold())
+    if match is None:
+        return None
+    hour, minute = int(match.group(1)), int(match.group(2))
+    if match.group(3):
+        if not 1 <= hour <= 12:
+            return None
+        hour = hour % 12 + (12 if match.group(3) == "p" else 0)
+    if hour > 23 or minute > 59:
+        return None
+    return hour * 60 + minute
+
+
+def same_time(given: str | None, expected_hhmm: str) -> bool:
+    if given is None:
+        return False
+    return parse_clock_time(given) == parse_clock_time(expected_hhmm)
+
+
+def same_text(given: str | None, expected: str) -> bool:
+    return given is not None and normalize_text(given) == normalize_text(expected)
+
+
+def twelve_hour(hhmm: str) -> str:
+    hour, minute = (int(part) for part in hhmm.split(":"))
+    return f"{hour % 12 or 12}:{minute:02d} {'PM' if hour >= 12 else 'AM'}"
+
+
+# ---------------------------------------------------------------------------------------------
+# Parameter pools (with names and texts in many scripts) and samplers over them
+
+PEOPLE = (
+    ("Zoë", "Ñúñez", "+34 655 010 203"),
+    ("李", "雷", "+86 138 0013 8000"),
+    ("سارة", "أحمد", "+971 50 123 4567"),
+    ("Léa", "Dubois", "+33 6 12 34 56 78"),
+    ("Ngozi", "Okonkwo", "+234 803 555 0199"),
+    ("Иван", "Петров", "+7 912 345 67 89"),
+)
+TEXTS = (
+    "See you at 7 🙂",
+    "¿Llegas a tiempo?",
+    "明天见",
+    "شكرا جزيلا",
+    "Running 10 min late",
+    "Ça marche, à demain !",
+)
+ALARM_TIMES = ("06:15", "06:45", "07:30", "08:05", "13:20", "21:40", "05:50", "22:10")
+LABELS = ("Gym", "Medicine", "Café ☕", "Pick up Mia", "Standup")
+EVENTS = ("Dentist", "Team sync", "Yoga", "Call with Zoë", "Lunch with Léa")
+EXTRA_CONTACTS = [
+    {"name": name, "phone": phone}
+    for name, phone in (
+        ("Aaron Blake", "+1 212-555-0110"),
+        ("Beatriz Souza", "+55 11 91234-5678"),
+        ("Chen Jing", "+86 139 1234 5678"),
+        ("Dmitri Volkov", "+7 921 555 0101"),
+        ("Emma Schmidt", "+49 151 2345 6789"),
+        ("Fatima Zahra", "+212 612 345 678"),
+        ("George Miller", "+1 303-555-0177"),
+        ("Hana Kobayashi", "+81 90 1234 5678"),
+        ("Ines García", "+34 699 111 222"),
+        ("Jonas Berg", "+46 70 123 45 67"),
+        ("Kofi Mensah", "+233 24 123 4567"),
+        ("Zack Young", "+1 646-555-0199"),
+    )
+]
+DEFAULT_CONTACTS = [
+    {"name": "Alice Martin", "phone": "+1 415-555-0101"},
+    {"name": "Bob Chen", "phone": "+1 415-555-0102"},
+    {"name": "Carmen López", "phone": "+34 612 345 678"},
+    {"name": "David Okafor", "phone": "+44 7700 900123"},
+]
+
+
+def person(rng: random.Random) -> Params:
+    first, last, phone = rng.choice(PEOPLE)
+    return {"first": first, "last": last, "name": f"{first} {last}", "phone": phone}
+
+
+def alarm_time(rng: random.Random) -> Params:
+    hhmm = rng.choice(ALARM_TIMES)
+    return {"hhmm": hhmm, "time": twelve_hour(hhmm)}
+
+
+def pick(pool: tuple[str, ...], name: str) -> Sampler:
+    return lambda rng: {name: rng.choice(pool)}
+
+
+def combine(*samplers: Sampler) -> Sampler:
+    """One sampler whose parameters are those of all `samplers`."""
+
+    def sample(rng: random.Random) -> Params:
+        merged: Params = {}
+        for sampler in samplers:
+            merged.update(sampler(rng))
+        return merged
+
+    return sample
+
+
+def with_person(p: Params) -> dict[str, Any]:
+    """The default contacts plus the sampled person."""
+    return {"contacts": [*DEFAULT_CONTACTS, {"name": p["name"], "phone": p["phone"]}]}
+
+
+# ---------------------------------------------------------------------------------------------
+# State predicates and plans shared by several apps
+
+
+def alarm_matches(state: State, hhmm: str, enabled: bool | None = None, label: str = "") -> bool:
+    return any(
+        alarm["time"] == hhmm
+        and (enabled is None or alarm["enabled"] is enabled)
+        and (not label or normalize_text(alarm["label"]) == normalize_text(label))
+        for alarm in state["alarms"]
+    )
+
+
+def has_contact(state: State, name: str, phone: str) -> bool:
+    return any(
+        normalize_text(c["name"]) == normalize_text(name) and same_digits(c["phone"], phone)
+        for c in state["contacts"]
+    )
+
+
+def sent(state: State, to: str, text: str) -> bool:
+    return any(
+        normalize_text(m["to"]) == normalize_text(to)
+        and normalize_text(m["text"]) == normalize_text(text)
+        for m in state["messages"]
+    )
+
+
+def time_input_steps(hhmm: str) -> list[PlanStep]:
+    """Enter `hhmm` in an open time picker through its text input mode, and confirm."""
+    hour, minute = (int(part) for part in hhmm.split(":"))
+    return [
+        tap("Switch to text input mode for the time input."),
+        type_in(None, f"{hour % 12 or 12:02d}"),
+        type_in(None, f"{minute:02d}"),
+        tap("PM" if hour >= 12 else "AM"),
+        tap("OK"),
+    ]
+
+
+def set_alarm_steps(hhmm: str) -> list[PlanStep]:
+    """Add an alarm from the Clock's alarm tab."""
+    return [tap("Add alarm"), *time_input_steps(hhmm)]
+
+
+def open_messages() -> list[PlanStep]:
+    """Messages asks for the notification permission on its first launch."""
+    return [open_app("Messages"), tap("Allow")]
+
+
+def send_text_steps(name: str, text: str) -> list[PlanStep]:
+    return [
+        tap("Start chat"),
+        type_in(None, name),
+        tap(name),
+        type_in("Text message", text),
+        tap("Send SMS"),
+    ]
+
+
+def add_contact_steps(first: str, last: str, phone: str) -> list[PlanStep]:
+    return [
+        tap("Create contact"),
+        type_in("First name", first),
+        type_in("Last name", last),
+        type_in("Phone", phone),
+        tap("Save"),
+    ]
+
+
+def open_calendar() -> list[PlanStep]:
+    """Calendar asks for the notification permission on its first launch."""
+    return [open_app("Calendar"), tap("Allow")]
+
+
+def add_event_steps(title: str, hhmm: str) -> list[PlanStep]:
+    """Create an event today at `hhmm` from the Calendar's day view."""
+    return [
+        tap("Create new event"),
+        type_in(None, title),
+        tap("10:00 AM"),
+        *time_input_steps(hhmm),
+        tap("Save"),
+    ]

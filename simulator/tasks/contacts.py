@@ -1,0 +1,94 @@
+"""Contacts: adding, editing, searching and scrolling to contacts."""
+
+from __future__ import annotations
+
+from simulator.state import CONTACTS
+from simulator.tasks.base import (
+    DEFAULT_CONTACTS,
+    EXTRA_CONTACTS,
+    Task,
+    add_contact_steps,
+    done,
+    has_contact,
+    open_app,
+    person,
+    same_digits,
+    swipe,
+    tap,
+    type_in,
+    with_person,
+)
+
+ALL_CONTACTS = [*DEFAULT_CONTACTS, *EXTRA_CONTACTS]
+
+TASKS: list[Task] = [
+    Task(
+        name="contacts_add",
+        app=CONTACTS,
+        family="contact",
+        templates=("Add a contact named {name} with the phone number {phone}.",),
+        sample=person,
+        plan=lambda p: [
+            open_app("Contacts"),
+            *add_contact_steps(p["first"], p["last"], p["phone"]),
+            done(),
+        ],
+        check=lambda s, p, a: has_contact(s, p["name"], p["phone"]),
+        max_steps=12,
+    ),
+    Task(
+        name="contacts_edit_phone",
+        app=CONTACTS,
+        family="contact",
+        templates=("Change {name}'s phone number to {new_phone}.",),
+        sample=lambda rng: {**person(rng), "new_phone": f"+1 555-01{rng.randrange(10, 99)}"},
+        setup=with_person,
+        plan=lambda p: [
+            open_app("Contacts"),
+            tap(p["name"]),
+            tap("Edit contact"),
+            type_in(p["phone"], p["new_phone"], clear=True),
+            tap("Save"),
+            done(),
+        ],
+        check=lambda s, p, a: (
+            has_contact(s, p["name"], p["new_phone"])
+            and len(s["contacts"]) == len(DEFAULT_CONTACTS) + 1
+        ),
+        max_steps=12,
+    ),
+    Task(
+        name="contacts_search_phone",
+        app=CONTACTS,
+        family="question",
+        templates=("Look up {name} in Contacts. What is their phone number?",),
+        sample=lambda rng: dict(
+            zip(
+                ("name", "phone"),
+                rng.choice([(c["name"], c["phone"]) for c in EXTRA_CONTACTS[8:]]),
+                strict=True,
+            )
+        ),
+        setup=lambda p: {"contacts": ALL_CONTACTS},
+        plan=lambda p: [
+            open_app("Contacts"),
+            tap("Search contacts"),
+            type_in(None, p["name"].split()[0]),
+            tap(p["name"]),
+            done(answer=p["phone"]),
+        ],
+        check=lambda s, p, a: same_digits(a, p["phone"]),
+        max_steps=12,
+    ),
+    Task(
+        name="contacts_scroll_phone",
+        app=CONTACTS,
+        family="scroll",
+        templates=("Open the contact card of {name}.",),
+        sample=lambda rng: {"name": rng.choice(("Zack Young", "Kofi Mensah", "Jonas Berg"))},
+        setup=lambda p: {"contacts": ALL_CONTACTS},
+        plan=lambda p: [open_app("Contacts"), swipe("up"), swipe("up"), tap(p["name"]), done()],
+        check=lambda s, p, a: s["foreground"] == CONTACTS,
+        max_steps=10,
+    ),
+]

@@ -1,0 +1,18 @@
+"""The launcher: finding apps on the home screen and in the app drawer."""
+
+from __future__ import annotations
+
+from simulator.state import LAUNCHER, SETTINGS
+from simulator.tasks.base import Task, done, swipe, tap
+
+TASKS: list[Task] = [
+    Task(
+        name="open_settings_from_drawer",
+        app=LAUNCHER,
+        family="navigation",
+        templates=("Open the Settings app from the app drawer.",),
+        plan=lambda p: [swipe("up"), tap("Settings"), done()],
+        check=lambda s, p, a: s["foreground"] == SETTINGS,
+        max_steps=6,
+    ),
+]

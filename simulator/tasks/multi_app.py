@@ -1,0 +1,130 @@
+"""Tasks that carry information from one app into another."""
+
+from __future__ import annotations
+
+from simulator.state import CALENDAR, CONTACTS, MESSAGES, SETTINGS
+from simulator.tasks.base import (
+    TEXTS,
+    Task,
+    add_contact_steps,
+    add_event_steps,
+    alarm_matches,
+    alarm_time,
+    combine,
+    done,
+    has_contact,
+    open_app,
+    open_calendar,
+    open_messages,
+    person,
+    pick,
+    same_digits,
+    send_text_steps,
+    sent,
+    set_alarm_steps,
+    tap,
+    type_in,
+    with_person,
+)
+from simulator.tasks.settings import SETTINGS_PATHS
+
+TASKS: list[Task] = [
+    Task(
+        name="multi_add_contact_then_text",
+        app=CONTACTS,
+        family="multi_app",
+        templates=('Add {name} ({phone}) to my contacts, then text them "{text}".',),
+        sample=combine(person, pick(TEXTS, "text")),
+        plan=lambda p: [
+            open_app("Contacts"),
+            *add_contact_steps(p["first"], p["last"], p["phone"]),
+            tap("Text"),
+            tap("Allow"),
+            type_in("Text message", p["text"]),
+            tap("Send SMS"),
+            done(),
+        ],
+        check=lambda s, p, a: (
+            has_contact(s, p["name"], p["phone"]) and sent(s, p["name"], p["text"])
+        ),
+        max_steps=18,
+    ),
+    Task(
+        name="multi_alarm_from_message",
+        app=MESSAGES,
+        family="multi_app",
+        templates=("Alice Martin texted me a wake-up time. Set an alarm for that time.",),
+        sample=alarm_time,
+        setup=lambda p: {
+            "inbox": [{"from": "Alice Martin", "text": f"Can you set an alarm for {p['time']}?"}]
+        },
+        plan=lambda p: [
+            *open_messages(),
+            tap("Alice Martin"),
+            open_app("Clock"),
+            *set_alarm_steps(p["hhmm"]),
+            done(),
+        ],
+        check=lambda s, p, a: alarm_matches(s, p["hhmm"], enabled=True),
+        max_steps=16,
+    ),
+    Task(
+        name="multi_text_contact_phone",
+        app=MESSAGES,
+        family="multi_app",
+        templates=("Text Bob Chen the phone number of {name}.",),
+        sample=person,
+        setup=with_person,
+        plan=lambda p: [
+            open_app("Contacts"),
+            tap(p["name"]),
+            *open_messages(),
+            *send_text_steps("Bob Chen", p["phone"]),
+            done(),
+        ],
+        check=lambda s, p, a: any(
+            m["to"] == "Bob Chen" and same_digits(m["text"], p["phone"]) for m in s["messages"]
+        ),
+        max_steps=16,
+    ),
+    Task(
+        name="multi_dark_theme_and_alarm",
+        app=SETTINGS,
+        family="multi_app",
+        templates=("Turn on dark theme, then set an alarm for {time}.",),
+        sample=alarm_time,
+        plan=lambda p: [
+            open_app("Settings"),
+            *SETTINGS_PATHS["dark_theme"],
+            open_app("Clock"),
+            *set_alarm_steps(p["hhmm"]),
+            done(),
+        ],
+        check=lambda s, p, a: s["dark_theme"] is True and alarm_matches(s, p["hhmm"], enabled=True),
+        max_steps=16,
+    ),
+    Task(
+        name="multi_event_from_contact",
+        app=CALENDAR,
+        family="multi_app",
+        templates=(
+            'Create an event today at {time} titled "Call" followed by Carmen López\'s phone '
+            "number.",
+        ),
+        sample=alarm_time,
+        plan=lambda p: [
+            open_app("Contacts"),
+            tap("Carmen López"),
+            *open_calendar(),
+            *add_event_steps("Call +34 612 345 678", p["hhmm"]),
+            done(),
+        ],
+        check=lambda s, p, a: any(
+            e["title"].startswith("Call")
+            and same_digits(e["title"], "+34 612 345 678")
+            and e["time"] == p["hhmm"]
+            for e in s["events"]
+        ),
+        max_steps=18,
+    ),
+]

@@ -1,0 +1,203 @@
+"""Settings: toggles, pages below the fold, developer options and questions about the phone."""
+
+from __future__ import annotations
+
+from simulator.state import SETTINGS
+from simulator.tasks.base import (
+    PlanStep,
+    Task,
+    done,
+    key,
+    open_app,
+    pick,
+    same_digits,
+    same_text,
+    swipe,
+    tap,
+)
+
+# System sits below the first screenful of Settings, Developer options at the bottom of System.
+DEVELOPER_OPTIONS_PATH = [
+    swipe("up"),
+    swipe("up"),
+    tap("System"),
+    swipe("up"),
+    tap("Developer options"),
+]
+ABOUT_PHONE_PATH = [swipe("up"), swipe("up"), tap("About phone")]
+
+SETTINGS_PATHS: dict[str, list[PlanStep]] = {
+    "wifi": [tap("Network & internet"), tap("Internet"), tap("Wi-Fi")],
+    "airplane_mode": [tap("Network & internet"), tap("Airplane mode")],
+    "bluetooth": [
+        tap("Connected devices"),
+        tap("Connection preferences"),
+        tap("Bluetooth"),
+        tap("Use Bluetooth"),
+    ],
+    "dark_theme": [tap("Display"), tap("Dark theme")],
+    "battery_saver": [tap("Battery"), tap("Battery Saver"), tap("Use Battery Saver")],
+    "battery_percentage": [tap("Battery"), tap("Battery percentage")],
+    "do_not_disturb": [tap("Sound & vibration"), tap("Do Not Disturb")],
+    "auto_rotate": [tap("Display"), tap("Auto-rotate screen")],
+}
+SETTING_NAMES = {
+    "wifi": "Wi-Fi",
+    "airplane_mode": "airplane mode",
+    "bluetooth": "Bluetooth",
+    "dark_theme": "dark theme",
+    "battery_saver": "Battery Saver",
+    "battery_percentage": "the battery percentage in the status bar",
+    "do_not_disturb": "Do Not Disturb",
+    "auto_rotate": "auto-rotate",
+}
+
+
+def toggle_task(setting: str, on: bool) -> Task:
+    word = "on" if on else "off"
+    return Task(
+        name=f"settings_{setting}_{word}",
+        app=SETTINGS,
+        family="toggle",
+        templates=(f"Turn {word} {SETTING_NAMES[setting]}.",),
+        setup=lambda p: {setting: not on},
+        plan=lambda p: [open_app("Settings"), *SETTINGS_PATHS[setting], done()],
+        check=lambda s, p, a: s[setting] is on,
+        max_steps=10,
+    )
+
+
+def already_done_task(setting: str, on: bool) -> Task:
+    word = "on" if on else "off"
+    return Task(
+        name=f"already_{setting}_{word}",
+        app=SETTINGS,
+        family="already_done",
+        templates=(f"Make sure {SETTING_NAMES[setting]} is {word}.",),
+        setup=lambda p: {setting: on},
+        plan=lambda p: [done()],
+        check=lambda s, p, a: s[setting] is on,
+        max_steps=6,
+    )
+
+
+TOGGLES = (
+    ("wifi", True),
+    ("wifi", False),
+    ("bluetooth", True),
+    ("bluetooth", False),
+    ("airplane_mode", True),
+    ("airplane_mode", False),
+    ("dark_theme", True),
+    ("dark_theme", False),
+    ("battery_saver", True),
+    ("do_not_disturb", True),
+    ("battery_percentage", True),
+    ("auto_rotate", False),
+)
+ALREADY_DONE = (
+    ("wifi", True),
+    ("bluetooth", False),
+    ("dark_theme", True),
+    ("airplane_mode", False),
+)
+
+TASKS: list[Task] = [
+    *(toggle_task(setting, on) for setting, on in TOGGLES),
+    *(already_done_task(setting, on) for setting, on in ALREADY_DONE),
+    Task(
+        name="settings_unlock_developer_options",
+        app=SETTINGS,
+        family="scroll",
+        templates=("Enable developer options on this phone.",),
+        plan=lambda p: [
+            open_app("Settings"),
+            *ABOUT_PHONE_PATH,
+            swipe("up"),
+            *[tap("Build number")] * 7,
+            done(),
+        ],
+        check=lambda s, p, a: s["developer_options"] is True,
+        max_steps=20,
+    ),
+    Task(
+        name="settings_usb_debugging_on",
+        app=SETTINGS,
+        family="scroll",
+        templates=("Turn on USB debugging.",),
+        setup=lambda p: {"developer_options": True},
+        plan=lambda p: [
+            open_app("Settings"),
+            *DEVELOPER_OPTIONS_PATH,
+            tap("USB debugging"),
+            tap("OK"),
+            done(),
+        ],
+        check=lambda s, p, a: s["usb_debugging"] is True,
+        max_steps=14,
+    ),
+    Task(
+        name="settings_stay_awake_on",
+        app=SETTINGS,
+        family="scroll",
+        templates=("Keep the screen awake while charging (developer options are enabled).",),
+        setup=lambda p: {"developer_options": True},
+        plan=lambda p: [
+            open_app("Settings"),
+            *DEVELOPER_OPTIONS_PATH,
+            tap("Stay awake"),
+            done(),
+        ],
+        check=lambda s, p, a: s["stay_awake"] is True,
+        max_steps=14,
+    ),
+    Task(
+        name="multi_wifi_off_bluetooth_on",
+        app=SETTINGS,
+        family="multi_step",
+        templates=("Turn off Wi-Fi and turn on Bluetooth.",),
+        plan=lambda p: [
+            open_app("Settings"),
+            *SETTINGS_PATHS["wifi"],
+            key("back"),
+            key("back"),
+            *SETTINGS_PATHS["bluetooth"],
+            done(),
+        ],
+        check=lambda s, p, a: s["wifi"] is False and s["bluetooth"] is True,
+        max_steps=16,
+    ),
+    Task(
+        name="question_android_version",
+        app=SETTINGS,
+        family="question",
+        templates=("What Android version is this phone on?",),
+        sample=pick(("12", "13", "14", "15"), "version"),
+        setup=lambda p: {"android_version": p["version"]},
+        plan=lambda p: [open_app("Settings"), *ABOUT_PHONE_PATH, done(answer=p["version"])],
+        check=lambda s, p, a: same_text(a, p["version"]),
+        max_steps=10,
+    ),
+    Task(
+        name="question_battery_level",
+        app=SETTINGS,
+        family="question",
+        templates=("How charged is the battery, in percent?",),
+        sample=lambda rng: {"level": rng.randrange(12, 99)},
+        setup=lambda p: {"battery_level": p["level"]},
+        plan=lambda p: [open_app("Settings"), done(answer=f"{p['level']}%")],
+        check=lambda s, p, a: same_digits(a, str(p["level"])),
+        max_steps=8,
+    ),
+    Task(
+        name="question_device_model",
+        app=SETTINGS,
+        family="question",
+        templates=("What is the model name of this phone?",),
+        sample=pick(("Pixel 7", "Pixel 8 Pro", "Pixel 6a"), "model"),
+        setup=lambda p: {"device_model": p["model"]},
+        plan=lambda p: [open_app("Settings"), *ABOUT_PHONE_PATH, done(answer=p["model"])],
+        check=lambda s, p, a: same_text(a, p["model"]),
+        max_steps=10,
+    ),
+]
