@@ -5,11 +5,22 @@ from __future__ import annotations
 from simulator.apps.calendar import calendar_root
 from simulator.apps.clock import clock_root
 from simulator.apps.contacts import contacts_root
+from simulator.apps.files import files_root
 from simulator.apps.launcher import HomePage
+from simulator.apps.markor import markor_root
 from simulator.apps.messages import messages_root
 from simulator.apps.settings import settings_root
 from simulator.runtime import AppSpec
-from simulator.state import CALENDAR, CLOCK, CONTACTS, LAUNCHER, MESSAGES, SETTINGS
+from simulator.state import (
+    CALENDAR,
+    CLOCK,
+    CONTACTS,
+    FILES,
+    LAUNCHER,
+    MARKOR,
+    MESSAGES,
+    SETTINGS,
+)
 
 APPS: tuple[AppSpec, ...] = (
     AppSpec(LAUNCHER, "Pixel Launcher", HomePage),
@@ -18,4 +29,6 @@ APPS: tuple[AppSpec, ...] = (
     AppSpec(CONTACTS, "Contacts", contacts_root),
     AppSpec(MESSAGES, "Messages", messages_root),
     AppSpec(CALENDAR, "Calendar", calendar_root),
+    AppSpec(MARKOR, "Markor", markor_root),
+    AppSpec(FILES, "Files", files_root),
 )

@@ -1,0 +1,646 @@
+"""Files (DocumentsUI): recent files, roots in a drawer, folders of the shared storage.
+
+A tap opens a folder; a long press selects, after which taps add to the selection and the
+action bar shares, deletes or (under More options) renames, moves or selects all. Moving opens
+the picker, where the destination is chosen by walking into it.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+
+from simulator.apps import storage
+from simulator.apps.clock import format_time
+from simulator.apps.dialogs import ConfirmDialog, PopupMenu, TextPromptDialog
+from simulator.runtime import Page, Phone
+from simulator.state import FILES
+from simulator.view import (
+    BUTTON,
+    FRAME,
+    IMAGE,
+    IMAGE_BUTTON,
+    LINEAR,
+    VIEW,
+    VIEW_GROUP,
+    Rect,
+    ScrollState,
+    View,
+)
+from simulator.widgets import WIDTH, button, icon_button, recycler, rid, text
+
+_BAR = 126
+_ROW = 192
+_CATEGORIES: dict[str, tuple[str, ...]] = {
+    "Images": (".jpg", ".jpeg", ".png", ".gif", ".webp"),
+    "Videos": (".mp4", ".mkv", ".webm", ".3gp"),
+    "Audio": (".mp3", ".m4a", ".wav", ".ogg", ".flac"),
+    "Documents": (".pdf", ".md", ".txt", ".doc", ".docx", ".odt", ".csv"),
+}
+_RECENT = "Recent"
+_DOWNLOADS = "Downloads"
+
+
+def _did(name: str) -> str:
+    return rid(FILES, name)
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where the browser is: a root, and for the device root a folder below it."""
+
+    root: str
+    folder: str = storage.ROOT
+
+
+class BrowserPage(Page):
+    def __init__(self, phone: Phone) -> None:
+        super().__init__(phone, FILES)
+        self.history: list[Location] = [Location(_RECENT)]
+        self.chip = ""  # the Recent view's type filter
+        self.drawer_open = False
+        self.selected: list[str] = []
+        self.scroll = ScrollState()
+
+    @property
+    def device_root(self) -> str:
+        return self.state.device_model
+
+    @property
+    def here(self) -> Location:
+        return self.history[-1]
+
+    # -- navigation -------------------------------------------------------------------------
+
+    def _changed(self) -> None:
+        self.phone.changes += 1
+
+    def go(self, location: Location, replace: bool = False) -> None:
+        if replace:
+            self.history = [location]
+        elif location != self.here:
+            self.history.append(location)
+        self.drawer_open = False
+        self.selected = []
+        self.chip = ""
+        self.scroll.offset = 0
+        self._changed()
+
+    def _open_root(self, root: str) -> None:
+        self.go(Location(root), replace=True)
+
+    def _open_folder(self, folder: str) -> None:
+        self.go(Location(self.device_root, folder))
+
+    def _toggle_drawer(self) -> None:
+        self.drawer_open = not self.drawer_open
+        self._changed()
+
+    def on_back(self) -> bool:
+        if self.drawer_open:
+            self.drawer_open = False
+            return True
+        if self.selected:
+            self.selected = []
+            return True
+        if len(self.history) > 1:
+            self.history.pop()
+            self.scroll.offset = 0
+            return True
+        return False
+
+    def on_resume(self) -> None:
+        self.selected = [p for p in self.selected if storage.exists(self.state, p)]
+        while self.here.folder and not storage.is_folder(self.state, self.here.folder):
+            self.history.pop()
+
+    # -- what is listed ---------------------------------------------------------------------
+
+    def _entries(self) -> list[str]:
+        """Paths shown here: folders first, then files."""
+        state = self.state
+        here = self.here
+        if here.root == self.device_root or here.root == _DOWNLOADS:
+            folder = "Download" if here.root == _DOWNLOADS else here.folder
+            subfolders, files = storage.listing(state, folder)
+            return [storage.join(folder, name) for name in subfolders + files]
+        if here.root in _CATEGORIES:
+            extensions = _CATEGORIES[here.root]
+        elif self.chip:
+            extensions = _CATEGORIES[self.chip]
+        else:
+            extensions = ()
+        return sorted(
+            (
+                path
+                for path in state.files
+                if not extensions or posixpath.splitext(path)[1].lower() in extensions
+            ),
+            key=lambda p: storage.name_of(p).casefold(),
+        )
+
+    def _title(self) -> str:
+        here = self.here
+        if here.root == self.device_root and here.folder:
+            return storage.name_of(here.folder)
+        return here.root
+
+    # -- selection actions ------------------------------------------------------------------
+
+    def _tap(self, path: str) -> None:
+        if self.selected:
+            self._toggle(path)
+        elif storage.is_folder(self.state, path):
+            self._open_folder(path)
+
+    def _toggle(self, path: str) -> None:
+        if path in self.selected:
+            self.selected.remove(path)
+        else:
+            self.selected.append(path)
+        self._changed()
+
+    def _select_all(self) -> None:
+        self.selected = self._entries()
+        self._changed()
+
+    def _delete(self) -> None:
+        paths = list(self.selected)
+        if len(paths) > 1:
+            message = f"Delete {len(paths)} items?"
+        elif storage.is_folder(self.state, paths[0]):
+            message = f"Delete “{storage.name_of(paths[0])}” and its contents?"
+        else:
+            message = f"Delete “{storage.name_of(paths[0])}”?"
+
+        def remove() -> None:
+            for path in paths:
+                storage.delete(self.state, path)
+            self.selected = []
+            self._changed()
+
+        self.phone.open_dialog(ConfirmDialog(self.phone, FILES, "", message, "OK", remove))
+
+    def _rename(self) -> None:
+        path = self.selected[0]
+
+        def rename(name: str) -> str | None:
+            problem = storage.valid_name(name)
+            if problem is None:
+                problem = storage.relocate(
+                    self.state, path, storage.join(storage.parent(path), name)
+                )
+            if problem is None:
+                self.selected = []
+            return problem
+
+        self.phone.open_dialog(
+            TextPromptDialog(
+                self.phone, FILES, "Rename", storage.name_of(path), "", rename, "android:id/text1"
+            )
+        )
+
+    def _new_folder(self) -> None:
+        folder = self.here.folder
+
+        def create(name: str) -> str | None:
+            problem = storage.valid_name(name)
+            path = storage.join(folder, name)
+            if problem is None and storage.exists(self.state, path):
+                problem = f"{name} already exists"
+            if problem is None:
+                storage.create_folder(self.state, path)
+            return problem
+
+        self.phone.open_dialog(
+            TextPromptDialog(
+                self.phone, FILES, "New folder", "", "Folder name", create, "android:id/text1"
+            )
+        )
+
+    def _move(self) -> None:
+        self.phone.push(MovePickerPage(self, list(self.selected)))
+
+    def _more(self) -> None:
+        items: list[tuple[str, Callable[[], None]]]
+        if self.selected:
+            items = [("Open with", lambda: None), ("Select all", self._select_all)]
+            items += [("Copy to…", lambda: None), ("Move to…", self._move)]
+            items.append(("Compress", lambda: None))
+            if len(self.selected) == 1:
+                items.append(("Rename", self._rename))
+            items.append(("Get info", lambda: None))
+        else:
+            items = []
+            if self.here.root == self.device_root:
+                items.append(("New folder", self._new_folder))
+            items += [("Select all", self._select_all), ("Show hidden files", lambda: None)]
+        self.phone.open_dialog(PopupMenu(self.phone, FILES, items))
+
+    def _chip(self, name: str) -> None:
+        self.chip = "" if self.chip == name else name
+        self.scroll.offset = 0
+        self._changed()
+
+    # -- rendering --------------------------------------------------------------------------
+
+    def content(self, frame: Rect) -> View:
+        bar = Rect(0, frame.y1, WIDTH, frame.y1 + _BAR)
+        y = bar.y2
+        header: list[View] = []
+        if self.here.root == _RECENT:
+            header.append(self._chips(Rect(0, y, WIDTH, y + 126)))
+            y += 126
+            header.append(text("Recent files", 63, y + 50, 44, 800, rid=_did("header_title")))
+            header.append(
+                View(
+                    BUTTON,
+                    Rect(890, y + 16, 1017, y + 142),
+                    rid=_did("sub_menu_grid"),
+                    desc="Grid view",
+                    clickable=True,
+                    focusable=True,
+                    on_tap=lambda: None,
+                )
+            )
+            y += 158
+        elif self.here.root == self.device_root:
+            header.append(self._breadcrumb(Rect(0, y, WIDTH, y + 126)))
+            y += 126
+        body = Rect(0, y, WIDTH, frame.y2)
+        entries = self._entries()
+        listing: View
+        if entries:
+            rows = [(_ROW, self._row(path)) for path in entries]
+            listing = recycler(body, rows, self.scroll, _did("dir_list"))
+        else:
+            listing = View(
+                FRAME,
+                body,
+                children=[text("No items", 420, body.y1 + 400, 48, 1000, rid=_did("message"))],
+            )
+        if self.drawer_open:  # the open drawer hides the content from accessibility
+            return self._drawer(frame)
+        children: list[View] = [self._toolbar(bar), *header, listing]
+        return View(FRAME, frame, rid=_did("coordinator_layout"), children=children)
+
+    def _toolbar(self, bar: Rect) -> View:
+        if self.selected:
+            return View(
+                VIEW_GROUP,
+                bar,
+                rid=_did("action_mode_bar"),
+                children=[
+                    icon_button(
+                        "Done",
+                        Rect(0, bar.y1, 147, bar.y2),
+                        lambda: self.phone.back(),
+                        _did("action_mode_close_button"),
+                    ),
+                    text(f"{len(self.selected)} selected", 189, bar.y1 + 30, 50, 600),
+                    icon_button(
+                        "Share",
+                        Rect(701, bar.y1, 827, bar.y2),
+                        lambda: None,
+                        _did("action_menu_share"),
+                    ),
+                    icon_button(
+                        "Delete",
+                        Rect(827, bar.y1, 954, bar.y2),
+                        self._delete,
+                        _did("action_menu_delete"),
+                    ),
+                    View(
+                        IMAGE,
+                        Rect(954, bar.y1, 1080, bar.y2),
+                        desc="More options",
+                        clickable=True,
+                        focusable=True,
+                        on_tap=self._more,
+                    ),
+                ],
+            )
+        return View(
+            VIEW_GROUP,
+            bar,
+            rid=_did("toolbar"),
+            children=[
+                View(
+                    IMAGE_BUTTON,
+                    Rect(0, bar.y1, 147, bar.y2),
+                    desc="Show roots",
+                    clickable=True,
+                    focusable=True,
+                    on_tap=self._toggle_drawer,
+                ),
+                text(self._title(), 189, bar.y1 + 27, 52, 820),
+                View(
+                    BUTTON,
+                    Rect(827, bar.y1, 954, bar.y2),
+                    rid=_did("option_menu_search"),
+                    desc="Search",
+                    clickable=True,
+                    focusable=True,
+                    on_tap=lambda: None,
+                ),
+                View(
+                    IMAGE,
+                    Rect(954, bar.y1, 1080, bar.y2),
+                    desc="More options",
+                    clickable=True,
+                    focusable=True,
+                    on_tap=self._more,
+                ),
+            ],
+        )
+
+    def _chips(self, box: Rect) -> View:
+        chips = []
+        x = 64
+        for name in _CATEGORIES:
+            width = len(name) * 24 + 110
+            chips.append(
+                View(
+                    "com.google.android.material.chip.Chip",
+                    Rect(x, box.y1, x + width, box.y2),
+                    text=name,
+                    checkable=True,
+                    checked=self.chip == name,
+                    clickable=True,
+                    focusable=True,
+                    on_tap=partial(self._chip, name),
+                )
+            )
+            x += width + 22
+        return View(
+            "android.widget.HorizontalScrollView",
+            box,
+            children=[View(LINEAR, box, rid=_did("search_chip_group"), children=chips)],
+        )
+
+    def _breadcrumb(self, box: Rect) -> View:
+        folder = self.here.folder
+        parts = folder.split("/") if folder else []
+        crumbs = [(self.device_root, storage.ROOT)] + [
+            (name, "/".join(parts[: i + 1])) for i, name in enumerate(parts)
+        ]
+        items = []
+        x = 42
+        for name, target in crumbs:
+            width = min(len(name) * 24 + 90, 420)
+            items.append(
+                View(
+                    LINEAR,
+                    Rect(x, box.y1, x + width, box.y2),
+                    clickable=True,
+                    focusable=True,
+                    on_tap=partial(self.go, Location(self.device_root, target)),
+                    children=[
+                        text(
+                            name,
+                            x + 20,
+                            box.y1 + 40,
+                            37,
+                            x + width - 40,
+                            rid=_did("breadcrumb_text"),
+                        ),
+                        View(
+                            IMAGE,
+                            Rect(x + width - 40, box.y1 + 43, x + width, box.y1 + 83),
+                            rid=_did("breadcrumb_arrow"),
+                        ),
+                    ],
+                )
+            )
+            x += width
+        return View(
+            "androidx.recyclerview.widget.RecyclerView",
+            box,
+            rid=_did("horizontal_breadcrumb"),
+            children=items,
+        )
+
+    def _row(self, path: str) -> Callable[[Rect], View]:
+        is_folder = storage.is_folder(self.state, path)
+        name = storage.name_of(path)
+        if is_folder:
+            metadata = ""
+        else:
+            size = storage.size_label(storage.size_bytes(path, self.state.files[path]))
+            modified = format_time(self.state.time)
+            metadata = f"{modified}, {size}, {storage.kind_label(name)}"
+
+        def build(box: Rect) -> View:
+            children: list[View] = [
+                View(
+                    FRAME,
+                    Rect(0, box.y1, 189, box.y2),
+                    rid=_did("icon"),
+                    children=[
+                        View(
+                            IMAGE,
+                            Rect(42, box.y1 + 42, 147, box.y1 + 147),
+                            rid=_did("icon_mime" if is_folder else "icon_thumb"),
+                        )
+                    ],
+                ),
+                View(
+                    LINEAR,
+                    Rect(189, box.y1 + 39, 849, box.y2 - 39),
+                    children=[text(name, 189, box.y1 + 39, 44, 849, rid="android:id/title")]
+                    + (
+                        [text(metadata, 189, box.y1 + 107, 33, 849, rid=_did("metadata"))]
+                        if metadata
+                        else []
+                    ),
+                ),
+            ]
+            if not is_folder:
+                children.append(
+                    View(
+                        FRAME,
+                        Rect(891, box.y1, 1080, box.y2),
+                        rid=_did("preview_icon"),
+                        desc=f"Preview the file {name}",
+                        clickable=True,
+                        focusable=True,
+                        on_tap=lambda: None,
+                        children=[View(IMAGE, Rect(946, box.y1 + 55, 1025, box.y1 + 134))],
+                    )
+                )
+            return View(
+                LINEAR,
+                box,
+                rid=_did("item_root"),
+                clickable=True,
+                focusable=True,
+                long_clickable=True,
+                selected=path in self.selected,
+                on_tap=partial(self._tap, path),
+                on_long_press=partial(self._toggle, path),
+                children=[View(LINEAR, box, children=children)],
+            )
+
+        return build
+
+    def _drawer(self, frame: Rect) -> View:
+        panel = Rect(0, frame.y1, 800, frame.y2)
+        roots = [_RECENT, *_CATEGORIES, _DOWNLOADS, self.device_root]
+        rows = []
+        for position, name in enumerate(roots):
+            y = panel.y1 + 150 + position * 147
+            rows.append(
+                View(
+                    LINEAR,
+                    Rect(0, y, panel.x2, y + 147),
+                    clickable=True,
+                    focusable=True,
+                    selected=name == self.here.root,
+                    on_tap=partial(self._open_root, name),
+                    children=[
+                        View(IMAGE, Rect(42, y + 42, 105, y + 105), rid="android:id/icon"),
+                        text(name, 168, y + 45, 42, panel.x2 - 20, rid="android:id/title"),
+                    ],
+                )
+            )
+        return View(
+            FRAME,
+            frame,
+            children=[
+                View(VIEW, frame, on_tap=self._toggle_drawer),  # the scrim
+                View(
+                    LINEAR,
+                    panel,
+                    rid=_did("drawer_roots"),
+                    on_tap=lambda: None,
+                    children=[
+                        text("Files", 63, panel.y1 + 50, 52, 700),
+                        View(
+                            "android.widget.ListView",
+                            Rect(0, panel.y1 + 150, panel.x2, panel.y2),
+                            rid=_did("roots_list"),
+                            children=rows,
+                        ),
+                    ],
+                ),
+            ],
+        )
+
+
+class MovePickerPage(Page):
+    """The "Move to" picker: folders of the device root; Move puts the selection here."""
+
+    def __init__(self, browser: BrowserPage, paths: list[str]) -> None:
+        super().__init__(browser.phone, FILES)
+        self.browser = browser
+        self.paths = paths
+        self.folder = storage.ROOT
+        self.error = ""
+        self.scroll = ScrollState()
+
+    def _enter(self, folder: str) -> None:
+        self.folder = folder
+        self.scroll.offset = 0
+        self.phone.changes += 1
+
+    def on_back(self) -> bool:
+        if self.folder:
+            self._enter(storage.parent(self.folder))
+            return True
+        return False
+
+    def _move(self) -> None:
+        for path in self.paths:
+            problem = storage.relocate(
+                self.state, path, storage.join(self.folder, storage.name_of(path))
+            )
+            if problem is not None:
+                self.error = problem
+                self.phone.changes += 1
+                return
+        self.browser.selected = []
+        self.phone.pop(self)
+
+    def content(self, frame: Rect) -> View:
+        bar = Rect(0, frame.y1, WIDTH, frame.y1 + _BAR)
+        title = storage.name_of(self.folder) if self.folder else self.state.device_model
+        subfolders, files = storage.listing(self.state, self.folder)
+        save_top = frame.y2 - 168
+        body = Rect(0, bar.y2, WIDTH, save_top)
+
+        def folder_row(name: str) -> Callable[[Rect], View]:
+            target = storage.join(self.folder, name)
+            moving = target in self.paths
+            return lambda box: View(
+                LINEAR,
+                box,
+                rid=_did("item_root"),
+                clickable=not moving,
+                focusable=True,
+                enabled=not moving,
+                on_tap=partial(self._enter, target),
+                children=[
+                    View(IMAGE, Rect(42, box.y1 + 42, 147, box.y1 + 147), rid=_did("icon_mime")),
+                    text(
+                        name, 189, box.y1 + 70, 44, 1000, rid="android:id/title", enabled=not moving
+                    ),
+                ],
+            )
+
+        def file_row(name: str) -> Callable[[Rect], View]:
+            return lambda box: View(
+                LINEAR,
+                box,
+                rid=_did("item_root"),
+                enabled=False,
+                children=[
+                    View(IMAGE, Rect(42, box.y1 + 42, 147, box.y1 + 147), rid=_did("icon_thumb")),
+                    text(name, 189, box.y1 + 70, 44, 1000, rid="android:id/title", enabled=False),
+                ],
+            )
+
+        rows = [(_ROW, folder_row(n)) for n in subfolders] + [(_ROW, file_row(n)) for n in files]
+        children: list[View] = [
+            View(
+                VIEW_GROUP,
+                bar,
+                rid=_did("toolbar"),
+                children=[
+                    icon_button(
+                        "Navigate up", Rect(0, bar.y1, 147, bar.y2), lambda: self.phone.back()
+                    ),
+                    text(title, 189, bar.y1 + 27, 52, 820),
+                ],
+            ),
+            recycler(body, rows, self.scroll, _did("dir_list")),
+        ]
+        if self.error:
+            children.append(text(self.error, 63, save_top - 70, 37, 1000))
+        children.append(
+            View(
+                VIEW_GROUP,
+                Rect(0, save_top, WIDTH, frame.y2),
+                rid=_did("container_save"),
+                children=[
+                    button(
+                        "Cancel",
+                        Rect(520, save_top + 21, 770, save_top + 147),
+                        lambda: self.phone.pop(self),
+                        _did("button_cancel"),
+                    ),
+                    button(
+                        "Move",
+                        Rect(790, save_top + 21, 1038, save_top + 147),
+                        self._move,
+                        _did("button_save"),
+                    ),
+                ],
+            )
+        )
+        return View(FRAME, frame, rid=_did("coordinator_layout"), children=children)
+
+
+def files_root(phone: Phone) -> Page:
+    return BrowserPage(phone)
