@@ -5,6 +5,7 @@ from __future__ import annotations
 from simulator.apps.calendar import calendar_root
 from simulator.apps.clock import clock_root
 from simulator.apps.contacts import contacts_root
+from simulator.apps.expense import expense_root
 from simulator.apps.files import files_root
 from simulator.apps.launcher import HomePage
 from simulator.apps.markor import markor_root
@@ -15,6 +16,7 @@ from simulator.state import (
     CALENDAR,
     CLOCK,
     CONTACTS,
+    EXPENSE,
     FILES,
     LAUNCHER,
     MARKOR,
@@ -31,4 +33,5 @@ APPS: tuple[AppSpec, ...] = (
     AppSpec(CALENDAR, "Calendar", calendar_root),
     AppSpec(MARKOR, "Markor", markor_root),
     AppSpec(FILES, "Files", files_root),
+    AppSpec(EXPENSE, "Pro Expense", expense_root),
 )
