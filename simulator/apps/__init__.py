@@ -11,6 +11,7 @@ from simulator.apps.launcher import HomePage
 from simulator.apps.markor import markor_root
 from simulator.apps.messages import messages_root
 from simulator.apps.settings import settings_root
+from simulator.apps.tasks_app import tasks_root
 from simulator.runtime import AppSpec
 from simulator.state import (
     CALENDAR,
@@ -22,6 +23,7 @@ from simulator.state import (
     MARKOR,
     MESSAGES,
     SETTINGS,
+    TASKS_APP,
 )
 
 APPS: tuple[AppSpec, ...] = (
@@ -34,4 +36,5 @@ APPS: tuple[AppSpec, ...] = (
     AppSpec(MARKOR, "Markor", markor_root),
     AppSpec(FILES, "Files", files_root),
     AppSpec(EXPENSE, "Pro Expense", expense_root),
+    AppSpec(TASKS_APP, "Tasks", tasks_root),
 )
