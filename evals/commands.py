@@ -57,6 +57,15 @@ def _register_eval(subparsers: argparse._SubParsersAction[argparse.ArgumentParse
         help="comma-separated task names: globs ('clock_*') or substrings ('wifi')",
     )
     parser.add_argument(
+        "--phrasing",
+        default="0",
+        metavar="N|held-out|all",
+        help=(
+            "which goal phrasing each task is given: its N-th, its held-out one (the last, "
+            "kept out of training data) or every one (default 0)"
+        ),
+    )
+    parser.add_argument(
         "--runs", type=_positive_int, default=1, metavar="N", help="seeds per task (0..N-1)"
     )
     parser.add_argument(
@@ -127,12 +136,19 @@ def _eval_sim(args: argparse.Namespace) -> int:
     from evals.display import SuiteProgress, print_report
     from evals.policies import Recordings, parse_policy
     from evals.results import ResultStore, build_report, guard_effect_markdown, write_report
-    from evals.runner import EvalSettings, Runner, plan_runs, run_suite, select_tasks
+    from evals.runner import (
+        EvalSettings,
+        Runner,
+        parse_phrasing,
+        plan_runs,
+        run_suite,
+        select_tasks,
+    )
 
     policies = parse_policy(args.policy)
     tasks = select_tasks(args.tasks)
     guards = {"on": [True], "off": [False], "both": [True, False]}[args.guards]
-    runs = plan_runs(tasks, args.runs, policies, guards)
+    runs = plan_runs(tasks, args.runs, policies, guards, parse_phrasing(args.phrasing))
     settings = EvalSettings(
         max_steps=args.max_steps,
         thinking=args.thinking == "on",
@@ -142,7 +158,7 @@ def _eval_sim(args: argparse.Namespace) -> int:
     recordings = None
     if policies[0].kind == "replay":
         recordings = Recordings.load(Path(policies[0].argument or ""))
-        runs = [r for r in runs if recordings.replies(r.task.name, r.seed, r.task.goal(r.seed))]
+        runs = [r for r in runs if recordings.replies(r.task.name, r.seed, r.phrasing, r.goal)]
         if not runs:
             raise UsageError("eval: no recording matches the selected tasks and seeds")
     client, model_name = _model_client(args) if policies[0].kind == "llm" else (None, None)

@@ -5,8 +5,8 @@
   loop (see `evals.runner`).
 - replay:PATH: the model replies recorded in trajectories (a file, or a folder searched for
   `*.jsonl`), given again in order, whatever the screen: how a change to the parser or the
-  guards would have played out on replies already seen. A recording is found by the task and
-  seed its episode line names, else by its goal.
+  guards would have played out on replies already seen. A recording is found by the task,
+  seed and phrasing its episode line names, else by its goal.
 - faulty:MODE: a model that fails in one known way (`evals.faulty`); `faulty:all` is every mode.
 
 llm, replay and faulty policies run inside `agent.loop.run_episode`, with the real guards.
@@ -76,9 +76,9 @@ def parse_policy(text: str) -> list[PolicySpec]:
 
 @dataclass
 class Recordings:
-    """Model replies of recorded episodes, by (task, seed) and by goal."""
+    """Model replies of recorded episodes, by (task, seed, phrasing) and by goal."""
 
-    by_run: dict[tuple[str, int], list[ModelReply]] = field(default_factory=dict)
+    by_run: dict[tuple[str, int, int], list[ModelReply]] = field(default_factory=dict)
     by_goal: dict[str, list[ModelReply]] = field(default_factory=dict)
 
     @classmethod
@@ -97,15 +97,16 @@ class Recordings:
             replies = [r.reply for r in records if isinstance(r, StepRecord)]
             policy = records[0].settings.get("policy") or {}
             task, seed = policy.get("task"), policy.get("seed")
-            if isinstance(task, str) and isinstance(seed, int):
-                recordings.by_run.setdefault((task, seed), replies)
+            phrasing = policy.get("phrasing", 0)  # recorded before goals had phrasings: 0
+            if isinstance(task, str) and isinstance(seed, int) and isinstance(phrasing, int):
+                recordings.by_run.setdefault((task, seed, phrasing), replies)
             recordings.by_goal.setdefault(records[0].goal, replies)
         if not recordings.by_goal:
             raise PolicySpecError(f"replay: no trajectory found in {path}")
         return recordings
 
-    def replies(self, task: str, seed: int, goal: str) -> list[ModelReply] | None:
-        return self.by_run.get((task, seed), self.by_goal.get(goal))
+    def replies(self, task: str, seed: int, phrasing: int, goal: str) -> list[ModelReply] | None:
+        return self.by_run.get((task, seed, phrasing), self.by_goal.get(goal))
 
 
 class ReplayPolicy:

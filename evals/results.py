@@ -37,6 +37,7 @@ class EpisodeOutcome(BaseModel):
     app: str
     family: str
     seed: int
+    phrasing: int = 0  # which of the task's goal phrasings the agent was given
     policy: str
     guards: bool = True
     success: bool
@@ -53,7 +54,7 @@ class EpisodeOutcome(BaseModel):
 
     @property
     def run_id(self) -> str:
-        return run_id(self.task, self.seed, self.policy, self.guards)
+        return run_id(self.task, self.seed, self.policy, self.guards, self.phrasing)
 
     @property
     def verdict(self) -> Verdict:
@@ -69,8 +70,10 @@ class EpisodeOutcome(BaseModel):
         return "step_budget"
 
 
-def run_id(task: str, seed: int, policy: str, guards: bool) -> str:
-    return f"{task}/s{seed}/{policy}/guards-{'on' if guards else 'off'}"
+def run_id(task: str, seed: int, policy: str, guards: bool, phrasing: int = 0) -> str:
+    # the first phrasing keeps the ids that results files written before phrasings hold
+    worded = f"/p{phrasing}" if phrasing else ""
+    return f"{task}/s{seed}{worded}/{policy}/guards-{'on' if guards else 'off'}"
 
 
 class GroupScore(BaseModel):
@@ -218,15 +221,15 @@ def summarize(outcomes: Sequence[EpisodeOutcome], suite: str = "sim") -> Summary
 
 def guard_effect(outcomes: Sequence[EpisodeOutcome]) -> list[GuardEffect]:
     """One row per policy that ran with guards both off and on, over the runs done both ways."""
-    by_id = {(o.policy, o.task, o.seed, o.guards): o for o in outcomes}
+    by_id = {(o.policy, o.task, o.seed, o.phrasing, o.guards): o for o in outcomes}
     rows = []
     for policy in sorted({o.policy for o in outcomes}):
         pairs = [
-            (off, by_id[(policy, off.task, off.seed, True)])
+            (off, by_id[(policy, off.task, off.seed, off.phrasing, True)])
             for off in outcomes
             if off.policy == policy
             and not off.guards
-            and (policy, off.task, off.seed, True) in by_id
+            and (policy, off.task, off.seed, off.phrasing, True) in by_id
         ]
         if not pairs:
             continue

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -64,14 +64,19 @@ class NoTasksMatched(ValueError):
     exit_code = 2
 
 
+class NoSuchPhrasing(ValueError):
+    exit_code = 2
+
+
 def select_tasks(patterns: str | None, tasks: Sequence[Task] = TASKS) -> list[Task]:
-    """Tasks whose name matches any comma-separated pattern: a shell glob, or else a substring
-    (all tasks when None)."""
+    """Tasks whose name matches any comma-separated pattern: a shell glob, or else a substring,
+    either ignoring case (all tasks when None)."""
     if not patterns:
         return list(tasks)
-    wanted = [p.strip() for p in patterns.split(",") if p.strip()]
+    wanted = [p.strip().casefold() for p in patterns.split(",") if p.strip()]
 
     def matches(name: str, pattern: str) -> bool:
+        name = name.casefold()
         if any(c in pattern for c in "*?["):
             return fnmatch.fnmatchcase(name, pattern)
         return pattern in name
@@ -86,8 +91,41 @@ def select_tasks(patterns: str | None, tasks: Sequence[Task] = TASKS) -> list[Ta
     return chosen
 
 
-# Goal words that ask for a risky action without naming it: a text or a reply is sent.
-_IMPLIED_RISKY = {"send": ("text", "reply", "message", "tell")}
+# Which goal phrasings a run uses: one index, each task's held-out phrasing, or every one.
+PhrasingChoice = int | Literal["held-out", "all"]
+
+
+def parse_phrasing(text: str) -> PhrasingChoice:
+    """`--phrasing`: N, held-out or all."""
+    if text == "held-out":
+        return "held-out"
+    if text == "all":
+        return "all"
+    if text.isdigit():
+        return int(text)
+    raise NoSuchPhrasing(f"--phrasing takes a number, held-out or all, not {text!r}")
+
+
+def phrasings(task: Task, choice: PhrasingChoice) -> list[int]:
+    """The phrasing indices of `task` that `choice` selects."""
+    if choice == "all":
+        return list(range(len(task.templates)))
+    if choice == "held-out":
+        return [task.held_out_phrasing]
+    if not 0 <= choice < len(task.templates):
+        raise NoSuchPhrasing(
+            f"{task.name} has {len(task.templates)} phrasings (0-{len(task.templates) - 1}), "
+            f"not {choice}"
+        )
+    return [choice]
+
+
+# Goal words that ask for a risky action without naming it: a text or a reply is sent, an item
+# removed is deleted.
+_IMPLIED_RISKY = {
+    "send": ("text", "reply", "respond", "answer", "message", "tell", "sms"),
+    "delete": ("remove", "get rid of", "erase", "clear"),
+}
 
 
 def goal_confirmation(goal: str) -> Confirm:
@@ -118,28 +156,40 @@ class Run:
     seed: int
     policy: PolicySpec
     guards: bool
+    phrasing: int = 0
 
     @property
     def id(self) -> str:
-        return run_id(self.task.name, self.seed, self.policy.label, self.guards)
+        return run_id(self.task.name, self.seed, self.policy.label, self.guards, self.phrasing)
+
+    @property
+    def goal(self) -> str:
+        return self.task.goal(self.seed, self.phrasing)
 
     def trajectory(self, run_dir: Path) -> Path:
         policy = re.sub(r"[^\w.-]+", "-", self.policy.label)
         guards = "guards-on" if self.guards else "guards-off"
-        return run_dir / "trajectories" / policy / guards / f"{self.task.name}-s{self.seed}.jsonl"
+        worded = f"-p{self.phrasing}" if self.phrasing else ""
+        name = f"{self.task.name}-s{self.seed}{worded}.jsonl"
+        return run_dir / "trajectories" / policy / guards / name
 
 
 def plan_runs(
-    tasks: Sequence[Task], runs: int, policies: Sequence[PolicySpec], guards: Sequence[bool]
+    tasks: Sequence[Task],
+    runs: int,
+    policies: Sequence[PolicySpec],
+    guards: Sequence[bool],
+    phrasing: PhrasingChoice = 0,
 ) -> list[Run]:
-    """Every task x seed x policy x guard setting."""
+    """Every task x seed x phrasing x policy x guard setting."""
     planned: dict[str, Run] = {}
     for policy in policies:
         for guarded in guards:
             for task in tasks:
                 for seed in range(runs):
-                    run = Run(task, seed, policy, guarded)
-                    planned.setdefault(run.id, run)
+                    for index in phrasings(task, phrasing):
+                        run = Run(task, seed, policy, guarded, index)
+                        planned.setdefault(run.id, run)
     return list(planned.values())
 
 
@@ -236,14 +286,14 @@ class Runner:
             return FaultyPolicy(run.task, run.seed, spec.argument or "")
         if spec.kind == "replay":
             assert self.recordings is not None
-            replies = self.recordings.replies(run.task.name, run.seed, goal)
+            replies = self.recordings.replies(run.task.name, run.seed, run.phrasing, goal)
             return ReplayPolicy(replies or [])
         assert self.model is not None, "the llm policy needs a model client"
         return self.model
 
     def _loop(self, run: Run, path: Path, started: float) -> EpisodeOutcome:
         sim = self._simulator(run)
-        goal = run.task.goal(run.seed)
+        goal = run.goal
         policy = WatchedPolicy(self._policy(run, goal), self.cancelled)
         stats = _StepStats()
         result = run_episode(
@@ -271,6 +321,7 @@ class Runner:
         settings: dict[str, Any] = {
             "task": run.task.name,
             "seed": run.seed,
+            "phrasing": run.phrasing,
             "policy": run.policy.label,
             "guards": run.guards,
         }
@@ -298,6 +349,7 @@ def _outcome(
         app=task.app,
         family=task.family,
         seed=run.seed,
+        phrasing=run.phrasing,
         policy=run.policy.label,
         guards=run.guards,
         success=success,

@@ -19,7 +19,7 @@ from evals.policies import PolicySpec, parse_policy
 from evals.results import EpisodeOutcome, ResultStore
 from evals.runner import EvalSettings, Runner, goal_confirmation, plan_runs, run_suite, select_tasks
 from simulator import Simulator
-from simulator.tasks import TASKS
+from simulator.tasks import TASKS, TASKS_BY_NAME
 from tests.scripted_server import Scripted, ScriptedServer, call, screen_lines
 
 
@@ -168,6 +168,35 @@ def test_replay_plays_recorded_replies_through_the_guarded_loop(tmp_path: Path) 
     assert results["settings_wifi_on"]["detail"] == "Wi-Fi is now on as asked"
 
 
+def test_the_held_out_phrasing_is_what_the_agent_reads(tmp_path: Path) -> None:
+    task = TASKS_BY_NAME["settings_wifi_on"]
+    report = eval_json(
+        tmp_path, "--policy", "oracle", "--tasks", "settings_wifi_on", "--phrasing", "held-out"
+    )
+    [result] = report["results"]
+    assert result["success"] and result["phrasing"] == task.held_out_phrasing
+    episode = json.loads(Path(result["trajectory"]).read_text(encoding="utf-8").splitlines()[0])
+    assert episode["goal"] == task.goal(0, task.held_out_phrasing) != task.goal(0)
+
+
+def test_every_phrasing_is_a_run_of_its_own(tmp_path: Path) -> None:
+    report = eval_json(tmp_path, "--policy", "oracle", "--tasks", "wifi_on", "--phrasing", "all")
+    runs = {(r["task"], r["phrasing"]) for r in report["results"] if r["success"]}
+    assert len(runs) == len(report["results"]) == 3 * len(select_tasks("wifi_on"))
+
+
+@pytest.mark.parametrize(
+    ("phrasing", "message"),
+    [("7", "has 3 phrasings (0-2), not 7"), ("last", "takes a number, held-out or all")],
+)
+def test_a_phrasing_no_task_has_is_a_usage_error(
+    phrasing: str, message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["eval", "--policy", "oracle", "--tasks", "wifi_on", "--phrasing", phrasing])
+    assert code == 2
+    assert message in capsys.readouterr().err
+
+
 @pytest.mark.parametrize(
     ("policy", "message"),
     [("faulty:nope", "unknown fault mode"), ("robot", "unknown policy"),
@@ -186,6 +215,8 @@ def test_policy_names_and_simulated_user() -> None:
     confirm = goal_confirmation('Reply "Late" to Bob Chen\'s message.')
     assert confirm('tap [9] "Send"') and not confirm('tap [3] "Reset options"')
     assert not goal_confirmation("Turn on Wi-Fi")('tap [9] "Send"')
+    assert goal_confirmation("Remove my 7:30 AM alarm.")('tap [8] "Delete"')
+    assert not goal_confirmation("Remove my 7:30 AM alarm.")('tap [2] "Send"')
 
 
 def test_outcome_verdicts() -> None:

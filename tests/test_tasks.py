@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import string
 from pathlib import Path
 
 import pytest
@@ -35,6 +36,28 @@ def test_goals_are_parameterised_and_deterministic() -> None:
     assert [t.goal(2) for t in TASKS] == [t.goal(2) for t in TASKS]
 
 
+def fields(template: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(template) if name}
+
+
+@pytest.mark.parametrize("task", TASKS, ids=lambda t: t.name)
+def test_every_task_has_three_phrasings_that_name_the_same_parameters(task: Task) -> None:
+    assert len(task.templates) >= 3
+    for seed in range(3):
+        goals = [task.goal(seed, phrasing) for phrasing in range(len(task.templates))]
+        assert len(set(goals)) == len(goals), goals
+    # a phrasing that left out the time or the name would ask for a different task
+    assert len({frozenset(fields(template)) for template in task.templates}) == 1
+    assert fields(task.templates[0]) <= set(task.params(0))
+
+
+def test_the_last_phrasing_is_held_out_of_training() -> None:
+    for task in TASKS:
+        assert task.held_out_phrasing == len(task.templates) - 1
+        assert task.held_out_phrasing not in task.training_phrasings
+        assert len(task.training_phrasings) >= 2
+
+
 def test_non_ascii_names_and_texts_appear_in_goals() -> None:
     goals = " ".join(t.goal(s) for t in TASKS for s in range(6))
     assert not goals.isascii()
@@ -42,10 +65,17 @@ def test_non_ascii_names_and_texts_appear_in_goals() -> None:
     assert any("\u4e00" <= char <= "\u9fff" for char in goals)  # Chinese
 
 
-@pytest.mark.parametrize("task", TASKS, ids=lambda t: t.name)
-def test_oracle_succeeds_through_the_guarded_loop(task: Task, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("task", "phrasing"),
+    [(task, phrasing) for task in TASKS for phrasing in range(len(task.templates))],
+    ids=lambda value: value.name if isinstance(value, Task) else f"p{value}",
+)
+def test_oracle_succeeds_through_the_guarded_loop(
+    task: Task, phrasing: int, tmp_path: Path
+) -> None:
+    # every phrasing: the simulated user approves a risky step by reading the goal's words
     runner = Runner(tmp_path, EvalSettings())
-    outcome = runner.run(Run(task, 1, PolicySpec(kind="oracle"), guards=True))
+    outcome = runner.run(Run(task, 1, PolicySpec(kind="oracle"), True, phrasing))
     assert outcome.error is None, outcome.error
     assert outcome.stop_reason == "completed", outcome.detail
     assert outcome.success

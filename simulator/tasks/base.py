@@ -73,7 +73,9 @@ def done(answer: str | None = None) -> PlanStep:
 class Task:
     """One task of the suite; every method takes the seed that picks its parameters.
 
-    `templates` are the goal's phrasings, formatted with the task's parameters."""
+    `templates` are the goal's phrasings (at least three), each formatted with the task's
+    parameters and each naming every parameter. The last one is held out: a policy trained on
+    the others can be scored on a wording it never saw."""
 
     name: str
     app: str
@@ -88,7 +90,16 @@ class Task:
     def params(self, seed: int = 0) -> Params:
         return self.sample(random.Random(f"{self.name}/{seed}"))
 
+    @property
+    def held_out_phrasing(self) -> int:
+        return len(self.templates) - 1
+
+    @property
+    def training_phrasings(self) -> range:
+        return range(self.held_out_phrasing)
+
     def goal(self, seed: int = 0, phrasing: int = 0) -> str:
+        """The goal in phrasing `phrasing` (an index into `templates`)."""
         return self.templates[phrasing].format(**self.params(seed))
 
     def initial_state(self, seed: int = 0) -> dict[str, Any]:

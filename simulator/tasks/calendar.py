@@ -23,7 +23,11 @@ TASKS: list[Task] = [
         name="calendar_add_event",
         app=CALENDAR,
         family="calendar",
-        templates=('Create a calendar event "{title}" today at {time}.',),
+        templates=(
+            'Create a calendar event "{title}" today at {time}.',
+            'Add "{title}" to my calendar for {time} today.',
+            'Put an event called "{title}" in today\'s schedule at {time}.',
+        ),
         sample=combine(pick(EVENTS, "title"), alarm_time),
         plan=lambda p: [*open_calendar(), *add_event_steps(p["title"], p["hhmm"]), done()],
         check=lambda s, p, a: any(
@@ -38,7 +42,11 @@ TASKS: list[Task] = [
         name="calendar_delete_event",
         app=CALENDAR,
         family="calendar",
-        templates=('Delete the event "{title}" from my calendar.',),
+        templates=(
+            'Delete the event "{title}" from my calendar.',
+            'Remove "{title}" from the calendar.',
+            'Cancel my "{title}" event and delete it from the calendar.',
+        ),
         sample=pick(EVENTS, "title"),
         setup=lambda p: {
             "events": [
@@ -60,7 +68,11 @@ TASKS: list[Task] = [
         name="question_event_time",
         app=CALENDAR,
         family="question",
-        templates=('At what time does "{title}" start on Thursday?',),
+        templates=(
+            'At what time does "{title}" start on Thursday?',
+            'When on Thursday is "{title}"?',
+            'What is the start time of Thursday\'s "{title}" event?',
+        ),
         sample=combine(pick(EVENTS, "title"), alarm_time),
         setup=lambda p: {
             "events": [
@@ -76,7 +88,11 @@ TASKS: list[Task] = [
         name="question_event_count",
         app=CALENDAR,
         family="question",
-        templates=("How many events do I have today?",),
+        templates=(
+            "How many events do I have today?",
+            "Count today's events in my calendar.",
+            "How busy is today: how many calendar events are there?",
+        ),
         sample=lambda rng: {"count": rng.randrange(1, 4)},
         setup=lambda p: {
             "events": [

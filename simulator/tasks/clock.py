@@ -23,7 +23,11 @@ TASKS: list[Task] = [
         name="clock_add_alarm",
         app=CLOCK,
         family="alarm",
-        templates=("Set an alarm for {time}.",),
+        templates=(
+            "Set an alarm for {time}.",
+            "Wake me up at {time}: add an alarm.",
+            "Create a new alarm at {time}.",
+        ),
         sample=alarm_time,
         plan=lambda p: [open_app("Clock"), *set_alarm_steps(p["hhmm"]), done()],
         check=lambda s, p, a: alarm_matches(s, p["hhmm"], enabled=True),
@@ -33,7 +37,11 @@ TASKS: list[Task] = [
         name="clock_add_labelled_alarm",
         app=CLOCK,
         family="alarm",
-        templates=('Set an alarm for {time} with the label "{label}".',),
+        templates=(
+            'Set an alarm for {time} with the label "{label}".',
+            'Add a {time} alarm labelled "{label}".',
+            'I need an alarm called "{label}" at {time}.',
+        ),
         sample=combine(alarm_time, pick(LABELS, "label")),
         plan=lambda p: [
             open_app("Clock"),
@@ -50,7 +58,11 @@ TASKS: list[Task] = [
         name="clock_disable_alarm",
         app=CLOCK,
         family="alarm",
-        templates=("Turn off the {time} alarm.",),
+        templates=(
+            "Turn off the {time} alarm.",
+            "Switch off my {time} alarm, but keep it.",
+            "Disable the alarm set for {time}.",
+        ),
         sample=alarm_time,
         setup=lambda p: {
             "alarms": [
@@ -68,7 +80,11 @@ TASKS: list[Task] = [
         name="clock_enable_alarm",
         app=CLOCK,
         family="alarm",
-        templates=("Switch on my {time} alarm.",),
+        templates=(
+            "Switch on my {time} alarm.",
+            "Turn the {time} alarm back on.",
+            "Enable the alarm at {time}.",
+        ),
         sample=alarm_time,
         setup=lambda p: {"alarms": [{"time": p["hhmm"], "enabled": False, "label": ""}]},
         plan=lambda p: [open_app("Clock"), tap(f"{p['time']} alarm"), done()],
@@ -79,7 +95,11 @@ TASKS: list[Task] = [
         name="clock_delete_alarm",
         app=CLOCK,
         family="alarm",
-        templates=("Delete the {time} alarm and keep the others.",),
+        templates=(
+            "Delete the {time} alarm and keep the others.",
+            "Remove my {time} alarm; leave the other alarms alone.",
+            "Get rid of the alarm at {time}, only that one.",
+        ),
         sample=alarm_time,
         setup=lambda p: {
             "alarms": [
@@ -101,7 +121,11 @@ TASKS: list[Task] = [
         name="already_alarm_off",
         app=CLOCK,
         family="already_done",
-        templates=("Make sure the {time} alarm is off.",),
+        templates=(
+            "Make sure the {time} alarm is off.",
+            "Check that my {time} alarm is switched off.",
+            "The {time} alarm must not ring. See to it.",
+        ),
         sample=alarm_time,
         setup=lambda p: {"alarms": [{"time": p["hhmm"], "enabled": False, "label": ""}]},
         plan=lambda p: [done()],
@@ -112,7 +136,11 @@ TASKS: list[Task] = [
         name="question_alarm_time",
         app=CLOCK,
         family="question",
-        templates=('At what time is my "{label}" alarm set?',),
+        templates=(
+            'At what time is my "{label}" alarm set?',
+            'When does the alarm labelled "{label}" go off?',
+            'Tell me the time of the "{label}" alarm.',
+        ),
         sample=combine(alarm_time, pick(LABELS, "label")),
         setup=lambda p: {"alarms": [{"time": p["hhmm"], "enabled": True, "label": p["label"]}]},
         plan=lambda p: [open_app("Clock"), done(answer=p["time"])],

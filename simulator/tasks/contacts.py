@@ -26,7 +26,11 @@ TASKS: list[Task] = [
         name="contacts_add",
         app=CONTACTS,
         family="contact",
-        templates=("Add a contact named {name} with the phone number {phone}.",),
+        templates=(
+            "Add a contact named {name} with the phone number {phone}.",
+            "Create a new contact for {name}. Their number is {phone}.",
+            "Save {phone} in my contacts as {name}.",
+        ),
         sample=person,
         plan=lambda p: [
             open_app("Contacts"),
@@ -40,7 +44,11 @@ TASKS: list[Task] = [
         name="contacts_edit_phone",
         app=CONTACTS,
         family="contact",
-        templates=("Change {name}'s phone number to {new_phone}.",),
+        templates=(
+            "Change {name}'s phone number to {new_phone}.",
+            "{name} has a new number, {new_phone}: update the contact.",
+            "Edit the contact {name} so that the phone number is {new_phone}.",
+        ),
         sample=lambda rng: {**person(rng), "new_phone": f"+1 555-01{rng.randrange(10, 99)}"},
         setup=with_person,
         plan=lambda p: [
@@ -61,7 +69,11 @@ TASKS: list[Task] = [
         name="contacts_search_phone",
         app=CONTACTS,
         family="question",
-        templates=("Look up {name} in Contacts. What is their phone number?",),
+        templates=(
+            "Look up {name} in Contacts. What is their phone number?",
+            "What is {name}'s phone number?",
+            "Find the number saved for {name}.",
+        ),
         sample=lambda rng: dict(
             zip(
                 ("name", "phone"),
@@ -84,7 +96,11 @@ TASKS: list[Task] = [
         name="contacts_scroll_phone",
         app=CONTACTS,
         family="scroll",
-        templates=("Open the contact card of {name}.",),
+        templates=(
+            "Open the contact card of {name}.",
+            "Show me {name}'s contact details.",
+            "Go to {name} in Contacts.",
+        ),
         sample=lambda rng: {"name": rng.choice(("Zack Young", "Kofi Mensah", "Jonas Berg"))},
         setup=lambda p: {"contacts": ALL_CONTACTS},
         plan=lambda p: [open_app("Contacts"), swipe("up"), swipe("up"), tap(p["name"]), done()],

@@ -10,7 +10,11 @@ TASKS: list[Task] = [
         name="open_settings_from_drawer",
         app=LAUNCHER,
         family="navigation",
-        templates=("Open the Settings app from the app drawer.",),
+        templates=(
+            "Open the Settings app from the app drawer.",
+            "Find Settings among all apps and open it.",
+            "Launch Settings through the list of all apps.",
+        ),
         plan=lambda p: [swipe("up"), tap("Settings"), done()],
         check=lambda s, p, a: s["foreground"] == SETTINGS,
         max_steps=6,

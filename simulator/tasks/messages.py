@@ -25,7 +25,11 @@ TASKS: list[Task] = [
         name="messages_send",
         app=MESSAGES,
         family="message",
-        templates=('Send a text to {name} saying "{text}".',),
+        templates=(
+            'Send a text to {name} saying "{text}".',
+            'Text {name}: "{text}"',
+            'Write an SMS to {name} with the message "{text}".',
+        ),
         sample=combine(person, pick(TEXTS, "text")),
         setup=with_person,
         plan=lambda p: [*open_messages(), *send_text_steps(p["name"], p["text"]), done()],
@@ -36,7 +40,11 @@ TASKS: list[Task] = [
         name="messages_reply",
         app=MESSAGES,
         family="message",
-        templates=('Reply "{text}" to Bob Chen\'s message.',),
+        templates=(
+            'Reply "{text}" to Bob Chen\'s message.',
+            'Answer Bob Chen\'s text with "{text}".',
+            'Respond to Bob Chen in Messages: "{text}"',
+        ),
         sample=pick(TEXTS, "text"),
         plan=lambda p: [
             *open_messages(),
@@ -52,7 +60,11 @@ TASKS: list[Task] = [
         name="messages_to_number",
         app=MESSAGES,
         family="message",
-        templates=('Text {number} with the message "{text}".',),
+        templates=(
+            'Text {number} with the message "{text}".',
+            'Send "{text}" to the number {number}.',
+            'Write an SMS to {number} saying "{text}".',
+        ),
         sample=combine(pick(("+1 650-555-0188", "+44 7700 900777"), "number"), pick(TEXTS, "text")),
         plan=lambda p: [
             *open_messages(),
@@ -72,7 +84,11 @@ TASKS: list[Task] = [
         name="question_last_text",
         app=MESSAGES,
         family="question",
-        templates=("What did Alice Martin text me? Answer with her message.",),
+        templates=(
+            "What did Alice Martin text me? Answer with her message.",
+            "Read me Alice Martin's text message.",
+            "What does the message from Alice Martin say?",
+        ),
         sample=pick(("Lunch at 12:30?", "Bring the charger please", "Feliz cumpleaños 🎉"), "text"),
         setup=lambda p: {
             "inbox": [

@@ -33,7 +33,11 @@ TASKS: list[Task] = [
         name="multi_add_contact_then_text",
         app=CONTACTS,
         family="multi_app",
-        templates=('Add {name} ({phone}) to my contacts, then text them "{text}".',),
+        templates=(
+            'Add {name} ({phone}) to my contacts, then text them "{text}".',
+            'Save {name} with the number {phone} as a contact and send them "{text}".',
+            'Create a contact {name}, {phone}, and message them: "{text}"',
+        ),
         sample=combine(person, pick(TEXTS, "text")),
         plan=lambda p: [
             open_app("Contacts"),
@@ -53,7 +57,11 @@ TASKS: list[Task] = [
         name="multi_alarm_from_message",
         app=MESSAGES,
         family="multi_app",
-        templates=("Alice Martin texted me a wake-up time. Set an alarm for that time.",),
+        templates=(
+            "Alice Martin texted me a wake-up time. Set an alarm for that time.",
+            "Set an alarm for the time Alice Martin asked for in her message.",
+            "Read Alice Martin's text and set the alarm she wants.",
+        ),
         sample=alarm_time,
         setup=lambda p: {
             "inbox": [{"from": "Alice Martin", "text": f"Can you set an alarm for {p['time']}?"}]
@@ -72,7 +80,11 @@ TASKS: list[Task] = [
         name="multi_text_contact_phone",
         app=MESSAGES,
         family="multi_app",
-        templates=("Text Bob Chen the phone number of {name}.",),
+        templates=(
+            "Text Bob Chen the phone number of {name}.",
+            "Send Bob Chen {name}'s number in a message.",
+            "Bob Chen needs {name}'s phone number: text it to him.",
+        ),
         sample=person,
         setup=with_person,
         plan=lambda p: [
@@ -91,7 +103,11 @@ TASKS: list[Task] = [
         name="multi_dark_theme_and_alarm",
         app=SETTINGS,
         family="multi_app",
-        templates=("Turn on dark theme, then set an alarm for {time}.",),
+        templates=(
+            "Turn on dark theme, then set an alarm for {time}.",
+            "Switch the phone to dark mode and add an alarm at {time}.",
+            "Enable the dark theme; also set a {time} alarm.",
+        ),
         sample=alarm_time,
         plan=lambda p: [
             open_app("Settings"),
@@ -110,6 +126,9 @@ TASKS: list[Task] = [
         templates=(
             'Create an event today at {time} titled "Call" followed by Carmen López\'s phone '
             "number.",
+            'Add a calendar event at {time} today named "Call" and Carmen López\'s number.',
+            'Schedule a call with Carmen López today at {time}: the event\'s title is "Call" '
+            "and her phone number.",
         ),
         sample=alarm_time,
         plan=lambda p: [

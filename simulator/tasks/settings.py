@@ -41,25 +41,31 @@ SETTINGS_PATHS: dict[str, list[PlanStep]] = {
     "do_not_disturb": [tap("Sound & vibration"), tap("Do Not Disturb")],
     "auto_rotate": [tap("Display"), tap("Auto-rotate screen")],
 }
-SETTING_NAMES = {
-    "wifi": "Wi-Fi",
-    "airplane_mode": "airplane mode",
-    "bluetooth": "Bluetooth",
-    "dark_theme": "dark theme",
-    "battery_saver": "Battery Saver",
-    "battery_percentage": "the battery percentage in the status bar",
-    "do_not_disturb": "Do Not Disturb",
-    "auto_rotate": "auto-rotate",
+# How goals name each setting: the plain name, then another way people say it.
+SETTING_NAMES: dict[str, tuple[str, str]] = {
+    "wifi": ("Wi-Fi", "WLAN"),
+    "airplane_mode": ("airplane mode", "flight mode"),
+    "bluetooth": ("Bluetooth", "the Bluetooth radio"),
+    "dark_theme": ("dark theme", "dark mode"),
+    "battery_saver": ("Battery Saver", "the power-saving mode"),
+    "battery_percentage": ("the battery percentage in the status bar", "the battery percentage"),
+    "do_not_disturb": ("Do Not Disturb", "Do Not Disturb mode"),
+    "auto_rotate": ("auto-rotate", "automatic screen rotation"),
 }
 
 
 def toggle_task(setting: str, on: bool) -> Task:
     word = "on" if on else "off"
+    name, other_name = SETTING_NAMES[setting]
     return Task(
         name=f"settings_{setting}_{word}",
         app=SETTINGS,
         family="toggle",
-        templates=(f"Turn {word} {SETTING_NAMES[setting]}.",),
+        templates=(
+            f"Turn {word} {name}.",
+            f"Switch {name} {word}.",
+            f"{'Enable' if on else 'Disable'} {other_name}.",
+        ),
         setup=lambda p: {setting: not on},
         plan=lambda p: [open_app("Settings"), *SETTINGS_PATHS[setting], done()],
         check=lambda s, p, a: s[setting] is on,
@@ -69,11 +75,16 @@ def toggle_task(setting: str, on: bool) -> Task:
 
 def already_done_task(setting: str, on: bool) -> Task:
     word = "on" if on else "off"
+    name, other_name = SETTING_NAMES[setting]
     return Task(
         name=f"already_{setting}_{word}",
         app=SETTINGS,
         family="already_done",
-        templates=(f"Make sure {SETTING_NAMES[setting]} is {word}.",),
+        templates=(
+            f"Make sure {name} is {word}.",
+            f"Check that {name} is {word}; turn it {word} if it is not.",
+            f"I want {other_name} {word}. Please see to it.",
+        ),
         setup=lambda p: {setting: on},
         plan=lambda p: [done()],
         check=lambda s, p, a: s[setting] is on,
@@ -109,7 +120,11 @@ TASKS: list[Task] = [
         name="settings_unlock_developer_options",
         app=SETTINGS,
         family="scroll",
-        templates=("Enable developer options on this phone.",),
+        templates=(
+            "Enable developer options on this phone.",
+            "Unlock the developer options.",
+            "Make this phone show Developer options in Settings.",
+        ),
         plan=lambda p: [
             open_app("Settings"),
             *ABOUT_PHONE_PATH,
@@ -124,7 +139,11 @@ TASKS: list[Task] = [
         name="settings_usb_debugging_on",
         app=SETTINGS,
         family="scroll",
-        templates=("Turn on USB debugging.",),
+        templates=(
+            "Turn on USB debugging.",
+            "Enable USB debugging in the developer options.",
+            "Let a computer debug this phone over USB.",
+        ),
         setup=lambda p: {"developer_options": True},
         plan=lambda p: [
             open_app("Settings"),
@@ -140,7 +159,11 @@ TASKS: list[Task] = [
         name="settings_stay_awake_on",
         app=SETTINGS,
         family="scroll",
-        templates=("Keep the screen awake while charging (developer options are enabled).",),
+        templates=(
+            "Keep the screen awake while charging (developer options are enabled).",
+            'Turn on "Stay awake" in the developer options.',
+            "Stop the screen from sleeping while the phone charges.",
+        ),
         setup=lambda p: {"developer_options": True},
         plan=lambda p: [
             open_app("Settings"),
@@ -155,7 +178,11 @@ TASKS: list[Task] = [
         name="multi_wifi_off_bluetooth_on",
         app=SETTINGS,
         family="multi_step",
-        templates=("Turn off Wi-Fi and turn on Bluetooth.",),
+        templates=(
+            "Turn off Wi-Fi and turn on Bluetooth.",
+            "Switch Wi-Fi off, then switch Bluetooth on.",
+            "Disable WLAN and enable Bluetooth.",
+        ),
         plan=lambda p: [
             open_app("Settings"),
             *SETTINGS_PATHS["wifi"],
@@ -171,7 +198,11 @@ TASKS: list[Task] = [
         name="question_android_version",
         app=SETTINGS,
         family="question",
-        templates=("What Android version is this phone on?",),
+        templates=(
+            "What Android version is this phone on?",
+            "Which version of Android does this phone run?",
+            "Tell me the phone's Android version.",
+        ),
         sample=pick(("12", "13", "14", "15"), "version"),
         setup=lambda p: {"android_version": p["version"]},
         plan=lambda p: [open_app("Settings"), *ABOUT_PHONE_PATH, done(answer=p["version"])],
@@ -182,7 +213,11 @@ TASKS: list[Task] = [
         name="question_battery_level",
         app=SETTINGS,
         family="question",
-        templates=("How charged is the battery, in percent?",),
+        templates=(
+            "How charged is the battery, in percent?",
+            "What is the battery level?",
+            "How much battery is left? Answer in percent.",
+        ),
         sample=lambda rng: {"level": rng.randrange(12, 99)},
         setup=lambda p: {"battery_level": p["level"]},
         plan=lambda p: [open_app("Settings"), done(answer=f"{p['level']}%")],
@@ -193,7 +228,11 @@ TASKS: list[Task] = [
         name="question_device_model",
         app=SETTINGS,
         family="question",
-        templates=("What is the model name of this phone?",),
+        templates=(
+            "What is the model name of this phone?",
+            "Which phone model is this?",
+            "Find out this device's model.",
+        ),
         sample=pick(("Pixel 7", "Pixel 8 Pro", "Pixel 6a"), "model"),
         setup=lambda p: {"device_model": p["model"]},
         plan=lambda p: [open_app("Settings"), *ABOUT_PHONE_PATH, done(answer=p["model"])],
