@@ -10,10 +10,12 @@ from simulator.apps.files import files_root
 from simulator.apps.launcher import HomePage
 from simulator.apps.markor import markor_root
 from simulator.apps.messages import messages_root
+from simulator.apps.recipe import recipe_root
 from simulator.apps.settings import settings_root
 from simulator.apps.tasks_app import tasks_root
 from simulator.runtime import AppSpec
 from simulator.state import (
+    BROCCOLI,
     CALENDAR,
     CLOCK,
     CONTACTS,
@@ -37,4 +39,5 @@ APPS: tuple[AppSpec, ...] = (
     AppSpec(FILES, "Files", files_root),
     AppSpec(EXPENSE, "Pro Expense", expense_root),
     AppSpec(TASKS_APP, "Tasks", tasks_root),
+    AppSpec(BROCCOLI, "Broccoli", recipe_root),
 )
