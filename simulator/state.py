@@ -13,6 +13,7 @@ battery_saver           bool                 Battery > Battery Saver (False)
 battery_percentage      bool                 percentage shown in the status bar (False)
 do_not_disturb          bool                 Sound > Do Not Disturb (False)
 auto_rotate             bool                 Display > Auto-rotate screen (True)
+flashlight              bool                 the quick-settings Flashlight tile (False)
 developer_options       bool                 unlocked by tapping Build number 7 times (False)
 usb_debugging           bool                 Developer options > USB debugging (False)
 stay_awake              bool                 Developer options > Stay awake (False)
@@ -263,6 +264,7 @@ class DeviceState(BaseModel):
     battery_percentage: bool = False
     do_not_disturb: bool = False
     auto_rotate: bool = True
+    flashlight: bool = False
     developer_options: bool = False
     usb_debugging: bool = False
     stay_awake: bool = False
