@@ -40,8 +40,8 @@ todo_tasks              list of objects      Tasks {title, due "YYYY-MM-DD" or "
                                              high/medium/low/none, completed, notes} ([])
 recipes                 list of objects      Broccoli {title, description, servings,
                                              prep_time, ingredients, directions} ([])
-stopwatch               object               Clock {running, elapsed seconds, laps: seconds
-                                             of each lap} (stopped at 0)
+stopwatch               object               Clock {running, elapsed seconds at the last
+                                             pause, laps: seconds of each lap} (stopped at 0)
 timer                   object               Clock {entry: keypad digits, duration seconds of
                                              the started timer (0: none), running} (none)
 permission_prompts      list of str          packages that ask for notification permission

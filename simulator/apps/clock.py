@@ -1,4 +1,5 @@
-"""Clock: alarms (add with the time picker, switch on/off, label, delete) and other tabs."""
+"""Clock: alarms (add with the time picker, switch on/off, label, delete), the timer keypad
+and its running timer, and the stopwatch with laps."""
 
 from __future__ import annotations
 
@@ -8,7 +9,18 @@ from functools import partial
 from simulator.apps.timepicker import TimePickerDialog
 from simulator.runtime import Dialog, Page, Phone
 from simulator.state import CLOCK, Alarm
-from simulator.view import FRAME, IMAGE_BUTTON, LINEAR, SWITCH, TEXT, Rect, ScrollState, View
+from simulator.view import (
+    BUTTON,
+    CARD,
+    FRAME,
+    IMAGE_BUTTON,
+    LINEAR,
+    SWITCH,
+    TEXT,
+    Rect,
+    ScrollState,
+    View,
+)
 from simulator.widgets import (
     WIDTH,
     Field,
@@ -27,6 +39,19 @@ def format_time(hhmm: str) -> str:
     """ "19:05" -> "7:05 PM", as the Clock app writes times."""
     hour, minute = (int(part) for part in hhmm.split(":"))
     return f"{hour % 12 or 12}:{minute:02d} {'PM' if hour >= 12 else 'AM'}"
+
+
+def entry_parts(digits: str) -> tuple[int, int, int]:
+    """Keypad digits fill the timer from the right: "130" is 0 h 1 m 30 s."""
+    padded = digits.rjust(6, "0")
+    return int(padded[:2]), int(padded[2:4]), int(padded[4:])
+
+
+def stopwatch_text(seconds: int) -> str:
+    """ "1:05", or "1:02:03" past an hour, as the stopwatch shows whole seconds."""
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
 
 
 def _cid(name: str) -> str:
@@ -77,6 +102,13 @@ class ClockPage(Page):
         self.tab = "Alarm"
         self.expanded: Alarm | None = None
         self.scroll = ScrollState()
+        self.timer_entry = Field(
+            text=phone.state.timer.entry,
+            max_length=6,
+            digits_only=True,
+            on_change=self._store_entry,
+        )
+        self.run_mark = phone.changes
 
     # -- alarm actions ----------------------------------------------------------------------
 
@@ -113,6 +145,84 @@ class ClockPage(Page):
 
     def _tab(self, name: str) -> None:
         self.tab = name
+        self._focus_keypad()
+        self.phone.changes += 1
+
+    def on_resume(self) -> None:
+        self.timer_entry.text = self.state.timer.entry
+        self._focus_keypad()
+
+    # -- timer actions ----------------------------------------------------------------------
+
+    def _focus_keypad(self) -> None:
+        """The timer's keypad takes typed digits, as the app takes key presses; no keyboard."""
+        if self.tab == "Timer" and not self.state.timer.duration:
+            self.timer_entry.cursor = len(self.timer_entry.text)
+            self.phone.focus = self.timer_entry
+            self.phone.focus_owner = self
+        elif self.phone.focus is self.timer_entry:
+            self.phone.blur()
+
+    def _store_entry(self) -> None:
+        self.state.timer.entry = self.timer_entry.text
+
+    def _key(self, digits: str) -> None:
+        self._focus_keypad()
+        self.phone.type_text(digits)
+
+    def _erase(self) -> None:
+        self.timer_entry.backspace()
+        self.phone.changes += 1
+
+    def _start_timer(self) -> None:
+        hours, minutes, seconds = entry_parts(self.timer_entry.text)
+        timer = self.state.timer
+        timer.duration = hours * 3600 + minutes * 60 + seconds
+        timer.running = True
+        self.timer_entry.set("")
+        self._focus_keypad()
+        self.phone.changes += 1
+
+    def _pause_timer(self) -> None:
+        self.state.timer.running = not self.state.timer.running
+        self.phone.changes += 1
+
+    def _add_minute(self) -> None:
+        self.state.timer.duration += 60
+        self.phone.changes += 1
+
+    def _delete_timer(self) -> None:
+        self.state.timer.duration = 0
+        self.state.timer.running = False
+        self._focus_keypad()
+        self.phone.changes += 1
+
+    # -- stopwatch actions ------------------------------------------------------------------
+
+    def _elapsed(self) -> int:
+        """Seconds on the stopwatch: the phone's clock stands still, so a running stopwatch
+        moves on one second for each thing that happens on the phone."""
+        watch = self.state.stopwatch
+        if not watch.running:
+            return watch.elapsed
+        return watch.elapsed + max(1, self.phone.changes - self.run_mark)
+
+    def _start_stopwatch(self) -> None:
+        watch = self.state.stopwatch
+        if watch.running:
+            watch.elapsed = self._elapsed()
+        self.run_mark = self.phone.changes
+        watch.running = not watch.running
+        self.phone.changes += 1
+
+    def _lap(self) -> None:
+        watch = self.state.stopwatch
+        watch.laps = [*watch.laps, self._elapsed() - sum(watch.laps)]
+        self.phone.changes += 1
+
+    def _reset_stopwatch(self) -> None:
+        watch = self.state.stopwatch
+        watch.elapsed, watch.laps, watch.running = 0, [], False
         self.phone.changes += 1
 
     # -- rendering --------------------------------------------------------------------------
@@ -147,15 +257,175 @@ class ClockPage(Page):
                 text(hour_minute, 300, body.y1 + 200, 150, 1000, rid=_cid("digital_clock")),
                 text(self.state.date, 380, body.y1 + 420, 44, 1000, rid=_cid("date")),
             ]
+        elif self.tab == "Timer":
+            children += self._timer(body, nav_top)
+        elif self.tab == "Stopwatch":
+            children += self._stopwatch(body, nav_top)
         else:
-            message = {
-                "Timer": "00h 00m 00s",
-                "Stopwatch": "00:00.00",
-                "Bedtime": "Set a regular bedtime",
-            }[self.tab]
-            children.append(text(message, 200, body.y1 + 300, 80, 1000, rid=_cid("timer_text")))
+            children.append(
+                text("Set a regular bedtime", 200, body.y1 + 300, 60, 1000, rid=_cid("bedtime"))
+            )
         children.append(self._tabs(Rect(0, nav_top, WIDTH, frame.y2)))
         return View(FRAME, frame, rid=_cid("main_content"), children=children)
+
+    def _timer(self, body: Rect, nav_top: int) -> list[View]:
+        timer = self.state.timer
+        fab_box = Rect(393, nav_top - 300, 687, nav_top - 90)
+        if timer.duration:
+            return self._running_timer(body, fab_box)
+        hours, minutes, seconds = entry_parts(self.timer_entry.text)
+        y = body.y1 + 80
+        keys: list[View] = []
+        labels = ("1", "2", "3", "4", "5", "6", "7", "8", "9", "00", "0")
+        for position, label in enumerate(labels):
+            row, column = divmod(position, 3)
+            x = 150 + column * 270
+            top = y + 330 + row * 210
+            keys.append(
+                View(
+                    BUTTON,
+                    Rect(x, top, x + 240, top + 190),
+                    rid=_cid(f"timer_setup_digit_{label}"),
+                    text=label,
+                    clickable=True,
+                    focusable=True,
+                    on_tap=partial(self._key, label),
+                )
+            )
+        children: list[View] = [
+            View(
+                LINEAR,
+                Rect(0, y, WIDTH, y + 300),
+                rid=_cid("timer_setup"),
+                children=[
+                    View(
+                        TEXT,
+                        Rect(120, y + 60, 860, y + 240),
+                        rid=_cid("timer_setup_time"),
+                        text=f"{hours:02d}h {minutes:02d}m {seconds:02d}s",
+                        desc=f"{hours} hours, {minutes} minutes, {seconds} seconds",
+                    ),
+                    _round_button(
+                        "Delete",
+                        Rect(880, y + 90, 1010, y + 220),
+                        self._erase,
+                        "timer_setup_delete",
+                    ),
+                ],
+            ),
+            View(
+                FRAME,
+                Rect(120, y + 330, 960, y + 330 + 4 * 210),
+                rid=_cid("timer_setup_digits"),
+                children=keys,
+            ),
+        ]
+        if any(char != "0" for char in self.timer_entry.text):
+            children.append(_round_button("Start", fab_box, self._start_timer, "fab"))
+        return children
+
+    def _running_timer(self, body: Rect, fab_box: Rect) -> list[View]:
+        timer = self.state.timer
+        card = Rect(42, body.y1 + 60, 1038, body.y1 + 1000)
+        remaining = stopwatch_text(timer.duration)
+        return [
+            View(
+                CARD,
+                card,
+                rid=_cid("timer_view"),
+                children=[
+                    text("Timer", 84, card.y1 + 40, 40, 700, rid=_cid("timer_label")),
+                    View(
+                        TEXT,
+                        Rect(200, card.y1 + 250, 880, card.y1 + 500),
+                        rid=_cid("timer_time_text"),
+                        text=remaining,
+                    ),
+                    text(
+                        "Running" if timer.running else "Paused",
+                        420,
+                        card.y1 + 540,
+                        40,
+                        900,
+                        rid=_cid("timer_state"),
+                    ),
+                    View(
+                        BUTTON,
+                        Rect(84, card.y2 - 200, 400, card.y2 - 60),
+                        rid=_cid("reset_add"),
+                        text="+1:00",
+                        clickable=True,
+                        focusable=True,
+                        on_tap=self._add_minute,
+                    ),
+                    _round_button(
+                        "Delete",
+                        Rect(820, card.y1 + 20, 950, card.y1 + 150),
+                        self._delete_timer,
+                        "delete_timer",
+                    ),
+                ],
+            ),
+            _round_button(
+                "Pause" if timer.running else "Start",
+                fab_box,
+                self._pause_timer,
+                "fab",
+            ),
+        ]
+
+    def _stopwatch(self, body: Rect, nav_top: int) -> list[View]:
+        watch = self.state.stopwatch
+        fab_box = Rect(393, nav_top - 300, 687, nav_top - 90)
+        y = body.y1 + 200
+        children: list[View] = [
+            View(
+                TEXT,
+                Rect(240, y, 760, y + 240),
+                rid=_cid("stopwatch_time_text"),
+                text=stopwatch_text(self._elapsed()),
+            ),
+            text("00", 780, y + 110, 70, 900, rid=_cid("stopwatch_hundredths_text")),
+        ]
+        for number, lap in reversed(list(enumerate(watch.laps, start=1))):
+            row_y = y + 300 + (len(watch.laps) - number) * 110
+            if row_y + 110 > fab_box.y1 - 20:
+                break
+            children.append(
+                View(
+                    LINEAR,
+                    Rect(63, row_y, 1017, row_y + 110),
+                    rid=_cid("lap_item"),
+                    children=[
+                        text(f"# {number}", 84, row_y + 30, 40, 300, rid=_cid("lap_number")),
+                        text(stopwatch_text(lap), 420, row_y + 30, 40, 700, rid=_cid("lap_time")),
+                    ],
+                )
+            )
+        if watch.running:
+            children.append(
+                _round_button(
+                    "Lap",
+                    Rect(120, fab_box.y1 + 40, 300, fab_box.y2 - 40),
+                    self._lap,
+                    "left_button",
+                )
+            )
+        elif watch.elapsed or watch.laps:
+            children.append(
+                _round_button(
+                    "Reset",
+                    Rect(120, fab_box.y1 + 40, 300, fab_box.y2 - 40),
+                    self._reset_stopwatch,
+                    "left_button",
+                )
+            )
+        children.append(
+            _round_button(
+                "Pause" if watch.running else "Start", fab_box, self._start_stopwatch, "fab"
+            )
+        )
+        return children
 
     def _tabs(self, box: Rect) -> View:
         width = WIDTH // len(TABS)
@@ -286,6 +556,18 @@ class ClockPage(Page):
                 )
             ],
         )
+
+
+def _round_button(desc: str, box: Rect, on_tap: Callable[[], None], name: str) -> View:
+    return View(
+        IMAGE_BUTTON,
+        box,
+        rid=_cid(name),
+        desc=desc,
+        clickable=True,
+        focusable=True,
+        on_tap=on_tap,
+    )
 
 
 def clock_root(phone: Phone) -> Page:
