@@ -402,14 +402,14 @@ class ExpenseLogsPage(Page):
             self.selected = []
             self._changed()
 
-        noun = "expense" if count == 1 else "expenses"
+        noun = "item" if count == 1 else "items"
         self.phone.open_dialog(
             ConfirmDialog(
                 self.phone,
                 EXPENSE,
-                "Delete",
-                f"Are you sure you want to delete {count} {noun}?",
-                "Delete",
+                "Delete Items",
+                f"{count} {noun} will be deleted!",
+                "Confirm",
                 remove,
             )
         )
