@@ -22,8 +22,9 @@ from enum import StrEnum
 from typing import Any, Protocol, runtime_checkable
 
 from devices import KEYCODES, Device, DeviceError
+from simulator.adbd.memory import ByteBudget
 from simulator.adbd.png import draw_outlines
-from simulator.adbd.sh import CommandFunction, Invocation, Shell, absolute
+from simulator.adbd.sh import MAX_COMMAND_BYTES, CommandFunction, Invocation, Shell, absolute
 
 LATIN_IME = "com.google.android.inputmethod.latin/com.android.inputmethod.latin.LatinIME"
 ADB_KEYBOARD_IME = "com.android.adbkeyboard/.AdbIME"
@@ -33,6 +34,8 @@ LAUNCHER_ACTIVITY = ".MainActivity"
 DENSITY_DPI = 420
 LONG_PRESS_MS = 500  # a swipe that stays put for this long is a long press
 MAX_FILE_BYTES = 64 * 1024 * 1024
+MAX_FILES = 10_000  # empty files cost memory too
+MAX_SLEEP_S = 5.0  # one `sleep`; a served phone never hangs a client for long
 IDLE_STATE_ERROR = "ERROR: could not get idle state."
 
 # Android key names (`KEYCODE_` stripped) where they differ from the project's names.
@@ -146,7 +149,7 @@ class MemoryFiles:
             raise FileNotFoundError(errno.ENOENT, "No such file or directory", path)
         old = self._files.get(path, (b"", 0))[0] if append else b""
         total = sum(len(content) for content, _ in self._files.values()) + len(data)
-        if total > MAX_FILE_BYTES:
+        if total > MAX_FILE_BYTES or (path not in self._files and len(self._files) >= MAX_FILES):
             raise OSError(errno.ENOSPC, "No space left on device", path)
         self._files[path] = (old + data, int(time.time()))
 
@@ -234,13 +237,21 @@ class PhoneSession:
         with self.lock:
             self._dump_faults.extend(faults)
 
-    def run(self, command_line: str, merge_output: bool = False) -> tuple[bytes, bytes, int]:
-        """Run one `adb shell` command line; (stdout, stderr, exit status)."""
-        with self.lock:
-            return self._new_shell().run(command_line, merge_output)
+    def run(
+        self, command_line: str, merge_output: bool = False, budget: ByteBudget | None = None
+    ) -> tuple[bytes, bytes, int]:
+        """Run one `adb shell` command line; (stdout, stderr, exit status).
 
-    def _new_shell(self) -> Shell:
-        return Shell(self._guarded_commands(), self.files, {"HOME": "/", "PATH": "/system/bin"})
+        The command line holds at most what `budget` allows (MAX_COMMAND_BYTES by default).
+        """
+        with self.lock:
+            return self._new_shell(budget or ByteBudget(MAX_COMMAND_BYTES)).run(
+                command_line, merge_output
+            )
+
+    def _new_shell(self, budget: ByteBudget) -> Shell:
+        environment = {"HOME": "/", "PATH": "/system/bin"}
+        return Shell(self._guarded_commands(), self.files, environment, budget)
 
     def _guarded_commands(self) -> dict[str, CommandFunction]:
         def guard(function: CommandFunction) -> CommandFunction:
@@ -369,11 +380,9 @@ class PhoneSession:
         if len(args) < 2 or args[0] != "-c":
             invocation.err("sh: only `sh -c COMMAND` runs on this phone\n")
             return 2
-        nested = self._new_shell()
-        stdout, stderr, status = nested.run(args[1])
-        invocation.out(stdout)
-        invocation.stderr += stderr
-        return status
+        return self._new_shell(invocation.budget).run_into(
+            args[1], invocation.stdout, invocation.stderr
+        )
 
     def _echo(self, invocation: Invocation) -> int:
         args = invocation.argv[1:]
@@ -390,7 +399,12 @@ class PhoneSession:
         except (IndexError, ValueError):
             invocation.err("sleep: missing or bad duration\n")
             return 1
-        time.sleep(min(max(seconds, 0.0), 5.0))  # bounded: a served phone never hangs a client
+        # Other clients' commands run meanwhile, as on a phone: sleeping touches nothing.
+        self.lock.release()
+        try:
+            time.sleep(min(max(seconds, 0.0), MAX_SLEEP_S))
+        finally:
+            self.lock.acquire()
         return 0
 
     def _getprop(self, invocation: Invocation) -> int:

@@ -8,7 +8,9 @@ stdout/stderr/exit packets), `exec:` (raw) or `sync:` (file transfer). See the p
 AOSP `packages/modules/adb/{OVERVIEW,SERVICES,SYNC}.TXT`.
 
 The server is threaded (one thread per connection, at most `max_connections`), binds only to
-127.0.0.1 by default, and `stop()` closes every open connection.
+127.0.0.1 by default, and `stop()` closes every open connection. Its memory is bounded: each
+shell command line and each pushed file is charged to a budget drawn from one pool per server
+(`memory_limit`), and output is streamed back without further copies.
 """
 
 from __future__ import annotations
@@ -22,12 +24,18 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from simulator.adbd.android import MAX_FILE_BYTES, DumpFault, PhoneSession, ServedPhone
+from simulator.adbd.memory import MIB, BudgetExceeded, ByteBudget, MemoryPool
+from simulator.adbd.sh import MAX_COMMAND_BYTES
 
 SERVER_VERSION = 41  # what adb 1.0.41 clients expect; older numbers make them restart the server
 DEVICE_FEATURES = "shell_v2,cmd"
 MAX_SYNC_PATH = 1024
 SYNC_CHUNK = 64 * 1024
 IDLE_TIMEOUT_S = 120.0  # a connection that sends nothing for this long is dropped
+SLOT_WAIT_S = 1.0  # a client over max_connections waits this long for a slot, then is refused
+MEMORY_LIMIT_BYTES = 192 * MIB  # all requests of one server together
+LISTEN_BACKLOG = 1024  # a burst of clients waits in the kernel, not in SYN retries
+MAX_BLOCK_BYTES = 0xFFFF  # the length prefix has four hex digits
 _SHELL_STDOUT, _SHELL_STDERR, _SHELL_EXIT = 1, 2, 3
 
 
@@ -35,8 +43,11 @@ class ProtocolError(Exception):
     """The client broke the protocol; the connection is dropped."""
 
 
-def _block(text: str | bytes) -> bytes:
-    data = text.encode() if isinstance(text, str) else text
+def _block(text: str) -> bytes:
+    """Four hex digits of length, then the text, cut to fit at a character boundary."""
+    data = text.encode()
+    if len(data) > MAX_BLOCK_BYTES:
+        data = data[:MAX_BLOCK_BYTES].decode("utf-8", "ignore").encode()
     return f"{len(data):04x}".encode() + data
 
 
@@ -102,6 +113,7 @@ class AdbServer:
         port: int = 0,
         *,
         max_connections: int = 64,
+        memory_limit: int = MEMORY_LIMIT_BYTES,
         dump_faults: Mapping[str, Iterable[DumpFault]] | None = None,
         shell_v2: bool = True,
     ) -> None:
@@ -115,6 +127,7 @@ class AdbServer:
             self.sessions[phone.serial] = PhoneSession(phone, faults.get(phone.serial, ()))
         self._transport_ids = {serial: number for number, serial in enumerate(self.sessions, 1)}
         self._slots = threading.BoundedSemaphore(max_connections)
+        self.memory = MemoryPool(memory_limit)
         self._open: set[socket.socket] = set()
         self._open_lock = threading.Condition()
         self._thread: threading.Thread | None = None
@@ -128,6 +141,7 @@ class AdbServer:
 
         class Server(socketserver.ThreadingTCPServer):
             allow_reuse_address = True
+            request_queue_size = LISTEN_BACKLOG
             daemon_threads = True
             block_on_close = True
 
@@ -185,7 +199,7 @@ class AdbServer:
 
     def _handle(self, sock: socket.socket) -> None:
         connection = _Connection(sock)
-        if not self._slots.acquire(blocking=False):
+        if not self._slots.acquire(timeout=SLOT_WAIT_S):
             with contextlib.suppress(OSError):
                 connection.send(_fail("too many connections"))
             return
@@ -360,25 +374,26 @@ class AdbServer:
         self, connection: _Connection, session: PhoneSession, command: str, framed: bool
     ) -> None:
         connection.send(_okay())
-        if command.strip():
-            # Raw services carry one stream: the program's stdout and stderr share it.
-            stdout, stderr, status = session.run(command, merge_output=not framed)
-        else:
-            stdout, stderr, status = (
-                b"",
-                b"interactive shells are not simulated: pass a command\n",
-                1,
-            )
-        if not framed:
-            connection.send(stdout + stderr)
-            return
-        packets = bytearray()
-        for packet_id, data in ((_SHELL_STDOUT, stdout), (_SHELL_STDERR, stderr)):
-            for start in range(0, len(data), SYNC_CHUNK):
-                chunk = data[start : start + SYNC_CHUNK]
-                packets += struct.pack("<BI", packet_id, len(chunk)) + chunk
-        packets += struct.pack("<BI", _SHELL_EXIT, 1) + bytes([status & 0xFF])
-        connection.send(bytes(packets))
+        with ByteBudget(MAX_COMMAND_BYTES, self.memory) as budget:
+            if command.strip():
+                # Raw services carry one stream: the program's stdout and stderr share it.
+                stdout, stderr, status = session.run(command, not framed, budget)
+            else:
+                stdout, stderr, status = (
+                    b"",
+                    b"interactive shells are not simulated: pass a command\n",
+                    1,
+                )
+            if not framed:
+                connection.send(stdout)
+                connection.send(stderr)
+                return
+            for packet_id, data in ((_SHELL_STDOUT, stdout), (_SHELL_STDERR, stderr)):
+                view = memoryview(data)
+                for start in range(0, len(view), SYNC_CHUNK):
+                    chunk = view[start : start + SYNC_CHUNK]
+                    connection.send(struct.pack("<BI", packet_id, len(chunk)) + chunk)
+            connection.send(struct.pack("<BI", _SHELL_EXIT, 1) + bytes([status & 0xFF]))
 
     def _sync(self, connection: _Connection, session: PhoneSession) -> None:
         while True:
@@ -391,22 +406,20 @@ class AdbServer:
                 return
             path = connection.read_exact(length).decode("utf-8", "replace")
             if request_id == b"SEND":
-                data = self._read_send_data(connection)
+                connection.send(self._receive_file(connection, session, path))
+            elif request_id == b"RECV":
+                self._send_file(connection, session, path)
+            elif request_id in (b"STAT", b"LIST"):
                 with session.lock:
-                    connection.send(self._store_file(session, path, data))
-                continue
-            with session.lock:
-                if request_id == b"STAT":
-                    mode, size, mtime = session.files.stat(path) or (0, 0, 0)
-                    reply = b"STAT" + struct.pack("<III", mode, size, mtime)
-                elif request_id == b"LIST":
-                    reply = self._listing(session, path)
-                elif request_id == b"RECV":
-                    reply = self._file_content(session, path)
-                else:
-                    connection.send(_sync_fail(f"unsupported sync request {request_id!r}"))
-                    return
-            connection.send(reply)
+                    if request_id == b"STAT":
+                        mode, size, mtime = session.files.stat(path) or (0, 0, 0)
+                        reply = b"STAT" + struct.pack("<III", mode, size, mtime)
+                    else:
+                        reply = self._listing(session, path)
+                connection.send(reply)
+            else:
+                connection.send(_sync_fail(f"unsupported sync request {request_id!r}"))
+                return
 
     @staticmethod
     def _listing(session: PhoneSession, path: str) -> bytes:
@@ -419,32 +432,63 @@ class AdbServer:
         return bytes(out + b"DONE" + bytes(16))
 
     @staticmethod
-    def _file_content(session: PhoneSession, path: str) -> bytes:
-        try:
-            data = session.files.read(path)
-        except OSError as exc:
-            return _sync_fail(exc.strerror or "read failed")
-        out = bytearray()
-        for start in range(0, len(data), SYNC_CHUNK):
-            chunk = data[start : start + SYNC_CHUNK]
-            out += b"DATA" + struct.pack("<I", len(chunk)) + chunk
-        return bytes(out + b"DONE" + bytes(4))
+    def _send_file(connection: _Connection, session: PhoneSession, path: str) -> None:
+        with session.lock:
+            try:
+                data = session.files.read(path)
+            except OSError as exc:
+                data, error = b"", exc.strerror or "read failed"
+            else:
+                error = ""
+        if error:
+            connection.send(_sync_fail(error))
+            return
+        # Stored contents are never changed in place: stream them, unlocked, without a copy.
+        view = memoryview(data)
+        for start in range(0, len(view), SYNC_CHUNK):
+            chunk = view[start : start + SYNC_CHUNK]
+            connection.send(b"DATA" + struct.pack("<I", len(chunk)) + chunk)
+        connection.send(b"DONE" + bytes(4))
 
-    @staticmethod
-    def _read_send_data(connection: _Connection) -> bytes:
-        data = bytearray()
-        while True:
-            header = connection.read_exact(8)
-            kind, value = header[:4], struct.unpack("<I", header[4:])[0]
-            if kind == b"DONE":
-                return bytes(data)
-            if kind != b"DATA" or value > SYNC_CHUNK or len(data) + value > MAX_FILE_BYTES:
-                raise ProtocolError("bad SEND data")
-            data += connection.read_exact(value)
+    def _receive_file(
+        self, connection: _Connection, session: PhoneSession, path_mode: str
+    ) -> bytes:
+        """Read a SEND's data, charged as it arrives, and store it; returns the reply.
 
-    @staticmethod
-    def _store_file(session: PhoneSession, path_mode: str, data: bytes) -> bytes:
+        Data beyond what the budget allows is still read, so the client gets its answer
+        instead of a broken pipe, but is not kept.
+        """
         path = path_mode.rpartition(",")[0] or path_mode
+        refusal: BudgetExceeded | None = None
+        with ByteBudget(MAX_FILE_BYTES, self.memory) as budget:
+            data = bytearray()
+            while True:
+                header = connection.read_exact(8)
+                kind, value = header[:4], struct.unpack("<I", header[4:])[0]
+                if kind == b"DONE":
+                    break
+                if kind != b"DATA" or value > SYNC_CHUNK:
+                    raise ProtocolError("bad SEND data")
+                chunk = connection.read_exact(value)
+                if refusal is not None:
+                    continue
+                try:
+                    budget.charge(len(chunk))
+                except BudgetExceeded as exc:
+                    refusal = exc
+                    data = bytearray()
+                    budget.release()
+                    continue
+                data += chunk
+            if refusal is None:
+                with session.lock:
+                    return self._store_file(session, path, bytes(data))
+        if refusal.pool_exhausted:
+            return _sync_fail(f"{path}: out of memory ({refusal})")
+        return _sync_fail(f"{path}: No space left on device")
+
+    @staticmethod
+    def _store_file(session: PhoneSession, path: str, data: bytes) -> bytes:
         try:
             session.files.write(path, data, append=False)
         except OSError as exc:

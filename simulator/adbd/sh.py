@@ -8,7 +8,9 @@ commands (`if`, `for`, `while`, `case`, functions) are refused with a syntax err
 guessed at; nothing the project sends needs them.
 
 Everything runs in-process on byte buffers: a pipeline runs its commands one after the other,
-each reading the previous one's output.
+each reading the previous one's output. Every buffer and expanded word is charged to the command
+line's `ByteBudget` before it grows, so output that multiplies through pipes, substitutions or
+globs stops the command line with an error instead of filling the server's memory.
 """
 
 from __future__ import annotations
@@ -16,11 +18,20 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
+
+from simulator.adbd.memory import MIB, BudgetExceeded, ByteBudget
+
+if TYPE_CHECKING:
+    from typing import Self
+
+    from typing_extensions import Buffer
 
 SHELL_NAME = "/system/bin/sh"
 MAX_SUBSTITUTION_DEPTH = 16
-MAX_OUTPUT_BYTES = 32 * 1024 * 1024
+# What one command line may hold: its output passes through at least two buffers (the
+# command's own and the caller's), so this allows about 32 MiB of output.
+MAX_COMMAND_BYTES = 64 * MIB
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=")
@@ -446,14 +457,32 @@ class FileSystem(Protocol):
     def paths(self) -> list[str]: ...  # every file and directory
 
 
+class ChargedBuffer(bytearray):
+    """A buffer of the shell (output, pipe, substitution) that charges its budget as it grows."""
+
+    def __init__(self, budget: ByteBudget) -> None:
+        super().__init__()
+        self.budget = budget
+
+    # bytearray's own `+=` takes buffers only, narrower than MutableSequence's; so does this.
+    def __iadd__(self, data: Buffer) -> Self:  # type: ignore[override]
+        self.budget.charge(memoryview(data).nbytes)
+        return super().__iadd__(data)
+
+
 @dataclass
 class Invocation:
     """What a command sees: its arguments, its input, and where its output goes."""
 
     argv: list[str]
     stdin: bytes
-    stdout: bytearray = field(default_factory=bytearray)
-    stderr: bytearray = field(default_factory=bytearray)
+    budget: ByteBudget
+    stdout: ChargedBuffer = field(init=False)
+    stderr: ChargedBuffer = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.stdout = ChargedBuffer(self.budget)
+        self.stderr = ChargedBuffer(self.budget)
 
     def out(self, text: str | bytes) -> None:
         self.stdout += text.encode() if isinstance(text, str) else text
@@ -473,29 +502,45 @@ class Shell:
         commands: Mapping[str, CommandFunction],
         files: FileSystem,
         environment: Mapping[str, str] | None = None,
+        budget: ByteBudget | None = None,
     ) -> None:
         self.commands = commands
         self.files = files
         self.variables: dict[str, str] = dict(environment or {})
         self.status = 0
+        self.budget = budget if budget is not None else ByteBudget(MAX_COMMAND_BYTES)
+
+    def buffer(self) -> ChargedBuffer:
+        return ChargedBuffer(self.budget)
 
     def run(self, source: str, merge_output: bool = False) -> tuple[bytes, bytes, int]:
         """Run a command line; returns (stdout, stderr, exit status) like `sh -c`.
 
         With `merge_output` both streams go to stdout in the order they were written, as when
-        a program's stdout and stderr share one pipe.
+        a program's stdout and stderr share one pipe. A command line that outgrows its budget
+        stops there; its output is dropped for one line that says why.
         """
-        stdout = bytearray()
-        stderr = stdout if merge_output else bytearray()
+        stdout = self.buffer()
+        stderr = stdout if merge_output else self.buffer()
+        try:
+            status = self.run_into(source, stdout, stderr)
+        except BudgetExceeded as exc:
+            error = f"{SHELL_NAME}: out of memory: {exc}; output dropped\n".encode()
+            return (error, b"", 1) if merge_output else (b"", error, 1)
+        return bytes(stdout), b"" if merge_output else bytes(stderr), status
+
+    def run_into(self, source: str, stdout: bytearray, stderr: bytearray) -> int:
+        """Run a command line, writing into the given buffers; raises BudgetExceeded."""
         try:
             script = parse(source)
         except ShellSyntaxError as exc:
-            return b"", f"{SHELL_NAME}: {exc}\n".encode(), 1
+            stderr += f"{SHELL_NAME}: {exc}\n".encode()
+            return 1
         try:
             self.status = self._run_script(script, b"", stdout, stderr, depth=0)
         except ShellExit as exit_:
             self.status = exit_.status
-        return bytes(stdout), b"" if merge_output else bytes(stderr), self.status & 0xFF
+        return self.status & 0xFF
 
     def _run_script(
         self, script: Script, stdin: bytes, stdout: bytearray, stderr: bytearray, depth: int
@@ -511,14 +556,13 @@ class Shell:
         self, pipeline: Pipeline, stdin: bytes, stdout: bytearray, stderr: bytearray, depth: int
     ) -> int:
         data = stdin
-        status = 0
-        for position, command in enumerate(pipeline.commands):
-            last = position == len(pipeline.commands) - 1
-            sink = stdout if last else bytearray()
-            status = self._run_command(command, data, sink, stderr, depth)
-            data = bytes(sink)
-            if len(stdout) > MAX_OUTPUT_BYTES:
-                raise ShellExit(1)
+        *feeding, last = pipeline.commands
+        for command in feeding:
+            pipe = self.buffer()
+            status = self._run_command(command, data, pipe, stderr, depth)
+            self.budget.charge(len(pipe))  # the copy the next command reads
+            data = bytes(pipe)
+        status = self._run_command(last, data, stdout, stderr, depth)
         return int(status == 0) if pipeline.negated else status
 
     def _run_command(
@@ -531,7 +575,7 @@ class Shell:
     ) -> int:
         if isinstance(command, Subshell):
             saved = dict(self.variables)
-            out, err = bytearray(), bytearray()
+            out, err = self.buffer(), self.buffer()
             try:
                 status = self._run_script(command.script, stdin, out, err, depth)
             except ShellExit as exit_:
@@ -548,7 +592,7 @@ class Shell:
         if not words:
             self.variables.update(values)
             return self._deliver(
-                command.redirects, stdin, bytearray(), bytearray(), stdout, stderr, depth, 0
+                command.redirects, stdin, self.buffer(), self.buffer(), stdout, stderr, depth, 0
             )
         invocation_stdin = stdin
         for redirect in command.redirects:
@@ -559,7 +603,7 @@ class Shell:
                 except OSError as exc:
                     stderr += f"{SHELL_NAME}: can't open {path}: {exc.strerror}\n".encode()
                     return 1
-        invocation = Invocation(argv=words, stdin=invocation_stdin)
+        invocation = Invocation(argv=words, stdin=invocation_stdin, budget=self.budget)
         status = self._call(invocation, depth)
         return self._deliver(
             command.redirects,
@@ -634,7 +678,14 @@ class Shell:
 
     def expand_single(self, word: Word, stderr: bytearray, depth: int) -> str:
         """A word where one string is needed (assignments, redirection targets)."""
-        return "".join(self._segment_text(part, stderr, depth)[0] for part in word.parts)
+        return "".join(self._part_text(part, stderr, depth)[0] for part in word.parts)
+
+    def _part_text(self, part: WordPart, stderr: bytearray, depth: int) -> tuple[str, bool]:
+        """The text of one part, charged as a new copy, and whether it may be split."""
+        text, splits = self._segment_text(part, stderr, depth)
+        # Charged per use: `$X$X$X...` builds a word as long as all its copies together.
+        self.budget.charge(len(text))
+        return text, splits
 
     def _segment_text(self, part: WordPart, stderr: bytearray, depth: int) -> tuple[str, bool]:
         """The text of one part, and whether it came from an unquoted expansion."""
@@ -644,13 +695,14 @@ class Shell:
             return self._parameter(part.name), not part.quoted
         if depth >= MAX_SUBSTITUTION_DEPTH:
             raise ShellExit(1)
-        out = bytearray()
+        out = self.buffer()
         saved = dict(self.variables)
         try:
             self.status = self._run_script(part.script, b"", out, stderr, depth + 1)
         except ShellExit as exit_:
             self.status = exit_.status
         self.variables = saved
+        self.budget.charge(len(out))  # the decoded copy
         return out.decode("utf-8", "replace").rstrip("\n"), not part.quoted
 
     def _parameter(self, name: str) -> str:
@@ -666,14 +718,14 @@ class Shell:
 
     def expand(self, word: Word, stderr: bytearray, depth: int) -> list[str]:
         """Expand one word into fields: substitution, field splitting, pathname expansion."""
-        fields: list[list[tuple[str, bool]]] = []  # characters, each with "may glob"
+        fields: list[list[tuple[str, bool]]] = []  # runs of text, each with "may glob"
         current: list[tuple[str, bool]] = []
         started = False  # a quoted part, even empty, makes a field
         for part in word.parts:
-            text, splits = self._segment_text(part, stderr, depth)
+            text, splits = self._part_text(part, stderr, depth)
             if not splits:
-                may_glob = isinstance(part, Literal) and not part.quoted
-                current.extend((char, may_glob) for char in text)
+                if text:
+                    current.append((text, isinstance(part, Literal) and not part.quoted))
                 started = started or part.quoted or bool(text)
                 continue
             pieces = re.split(r"[ \t\n]+", text)
@@ -681,27 +733,30 @@ class Shell:
                 if index > 0 and (current or started):
                     fields.append(current)
                     current, started = [], False
-                current.extend((char, True) for char in piece)
+                if piece:
+                    current.append((piece, True))
                 started = started or bool(piece)
         if current or started:
             fields.append(current)
         result: list[str] = []
-        for chars in fields:
-            result.extend(self._glob(chars))
+        for runs in fields:
+            result.extend(self._glob(runs))
         return result
 
-    def _glob(self, chars: list[tuple[str, bool]]) -> list[str]:
-        text = "".join(char for char, _ in chars)
-        if not any(may and char in "*?" for char, may in chars):
+    def _glob(self, runs: list[tuple[str, bool]]) -> list[str]:
+        text = "".join(run for run, _ in runs)
+        if not any(may and ("*" in run or "?" in run) for run, may in runs):
             return [text]
         pattern = "".join(
-            _GLOB.get(char, re.escape(char)) if may else re.escape(char) for char, may in chars
+            "".join(_GLOB.get(char, re.escape(char)) for char in run) if may else re.escape(run)
+            for run, may in runs
         )
         relative = not text.startswith("/")
         regex = re.compile(("/" if relative else "") + pattern)
         matches = sorted(
             path[1:] if relative else path for path in self.files.paths() if regex.fullmatch(path)
         )
+        self.budget.charge(sum(len(match) for match in matches))
         return matches or [text]
 
 
