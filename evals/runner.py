@@ -69,14 +69,18 @@ class NoSuchPhrasing(ValueError):
 
 
 def select_tasks(patterns: str | None, tasks: Sequence[Task] = TASKS) -> list[Task]:
-    """Tasks whose name matches any comma-separated pattern: a shell glob, or else a substring,
-    either ignoring case (all tasks when None)."""
+    """Tasks that any comma-separated pattern names, ignoring case: a task's whole name picks
+    that task alone (SystemWifiTurnOn, not SystemWifiTurnOnVerify); a shell glob or else a
+    substring picks every task it matches (all tasks when None)."""
     if not patterns:
         return list(tasks)
     wanted = [p.strip().casefold() for p in patterns.split(",") if p.strip()]
+    names = {task.name.casefold() for task in tasks}
 
     def matches(name: str, pattern: str) -> bool:
         name = name.casefold()
+        if pattern in names:
+            return name == pattern
         if any(c in pattern for c in "*?["):
             return fnmatch.fnmatchcase(name, pattern)
         return pattern in name

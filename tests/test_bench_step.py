@@ -25,7 +25,7 @@ def test_every_step_is_split_into_model_device_and_our_own_stages() -> None:
         report = step.run_step_bench(ClientSettings(base_url=server.base_url), steps=3)
     assert (report.model, report.task, report.goal) == (
         "scripted-model",
-        "settings_wifi_on",
+        "SystemWifiTurnOn",
         "Turn on Wi-Fi.",
     )
     assert [(s.mode, s.episode, s.step, s.first) for s in report.steps] == [

@@ -35,7 +35,7 @@ def test_faulty_policies_with_guards_both_ways_give_the_guard_effect(
 ) -> None:
     report = eval_json(
         tmp_path,
-        "--policy", "faulty:all", "--guards", "both", "--tasks", "settings_wifi_on",
+        "--policy", "faulty:all", "--guards", "both", "--tasks", "SystemWifiTurnOn",
         "--parallel", "2",
     )  # fmt: skip
     rows = {row["policy"]: row for row in report["guard_effect"]}
@@ -66,7 +66,7 @@ def test_guarded_and_unguarded_runs_play_at_the_same_time(tmp_path: Path) -> Non
                 both_started.wait()
             return ModelReply(tool_calls=[tool_call(Tap(index=2), f"c{request.step}")])
 
-    runs = plan_runs(select_tasks("settings_wifi_on"), 1, [PolicySpec(kind="llm")], [True, False])
+    runs = plan_runs(select_tasks("SystemWifiTurnOn"), 1, [PolicySpec(kind="llm")], [True, False])
     runner = Runner(tmp_path, EvalSettings(max_steps=4), model=Rendezvous())
     outcomes = run_suite(runs, runner, ResultStore(tmp_path / "results.jsonl"), parallel=2)
     assert [(o.guards, o.stop_reason, o.steps, o.error) for o in outcomes] == [
@@ -100,7 +100,7 @@ def test_every_plan_step_survives_every_broken_format() -> None:
 
 def test_resume_keeps_finished_runs_and_reruns_crashed_ones(tmp_path: Path) -> None:
     run_dir = tmp_path / "run"
-    tasks = select_tasks("settings_wifi_on,already_wifi_on")
+    tasks = select_tasks("SystemWifiTurnOn,SystemWifiTurnOnVerify")
     runs = plan_runs(tasks, 2, [PolicySpec(kind="oracle")], [True])
     store = ResultStore(run_dir / "results.jsonl")
     first = run_suite(runs[:3], Runner(run_dir, EvalSettings()), store)
@@ -124,9 +124,10 @@ def test_resume_keeps_finished_runs_and_reruns_crashed_ones(tmp_path: Path) -> N
 
 
 def test_resume_refuses_other_settings(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    eval_json(tmp_path, "--policy", "oracle", "--tasks", "already_wifi_on", "--max-steps", "5")
+    task = "SystemWifiTurnOnVerify"
+    eval_json(tmp_path, "--policy", "oracle", "--tasks", task, "--max-steps", "5")
     code = main(
-        ["eval", "--policy", "oracle", "--tasks", "already_wifi_on", "--resume",
+        ["eval", "--policy", "oracle", "--tasks", task, "--resume",
          "--run-dir", str(tmp_path / "run"), "--max-steps", "6"]
     )  # fmt: skip
     assert code == 2
@@ -145,7 +146,7 @@ def test_llm_policy_in_parallel_sessions_against_one_server(tmp_path: Path) -> N
     with ScriptedServer(model) as server:
         report = eval_json(
             tmp_path, "--policy", "llm", "--base-url", server.base_url,
-            "--tasks", "settings_wifi_on", "--runs", "3", "--parallel", "3",
+            "--tasks", "SystemWifiTurnOn", "--runs", "3", "--parallel", "3",
         )  # fmt: skip
     summary = report["summary"]
     assert summary["successes"] == 3 and summary["model_latency"]["steps"] >= 12
@@ -154,24 +155,24 @@ def test_llm_policy_in_parallel_sessions_against_one_server(tmp_path: Path) -> N
 
 
 def test_llm_without_a_server_fails_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["eval", "--base-url", "http://127.0.0.1:9/v1", "--tasks", "wifi_on"]) == 1
+    assert main(["eval", "--base-url", "http://127.0.0.1:9/v1", "--tasks", "WifiTurnOn"]) == 1
     assert "no model server" in capsys.readouterr().err
 
 
 def test_replay_plays_recorded_replies_through_the_guarded_loop(tmp_path: Path) -> None:
-    eval_json(tmp_path / "a", "--policy", "oracle", "--tasks", "settings_wifi_on,clock_add_alarm")
+    eval_json(tmp_path / "a", "--policy", "oracle", "--tasks", "SystemWifiTurnOn,ClockAlarmAdd")
     recorded = tmp_path / "a" / "run" / "trajectories"
-    report = eval_json(tmp_path / "b", "--policy", f"replay:{recorded}", "--tasks", "settings_")
+    report = eval_json(tmp_path / "b", "--policy", f"replay:{recorded}", "--tasks", "System")
     results = {r["task"]: r for r in report["results"]}
-    assert set(results) == {"settings_wifi_on"}  # only what was recorded
-    assert results["settings_wifi_on"]["success"]
-    assert results["settings_wifi_on"]["detail"] == "Wi-Fi is now on as asked"
+    assert set(results) == {"SystemWifiTurnOn"}  # only what was recorded
+    assert results["SystemWifiTurnOn"]["success"]
+    assert results["SystemWifiTurnOn"]["detail"] == "Wi-Fi is now on as asked"
 
 
 def test_the_held_out_phrasing_is_what_the_agent_reads(tmp_path: Path) -> None:
-    task = TASKS_BY_NAME["settings_wifi_on"]
+    task = TASKS_BY_NAME["SystemWifiTurnOn"]
     report = eval_json(
-        tmp_path, "--policy", "oracle", "--tasks", "settings_wifi_on", "--phrasing", "held-out"
+        tmp_path, "--policy", "oracle", "--tasks", "SystemWifiTurnOn", "--phrasing", "held-out"
     )
     [result] = report["results"]
     assert result["success"] and result["phrasing"] == task.held_out_phrasing
@@ -180,9 +181,9 @@ def test_the_held_out_phrasing_is_what_the_agent_reads(tmp_path: Path) -> None:
 
 
 def test_every_phrasing_is_a_run_of_its_own(tmp_path: Path) -> None:
-    report = eval_json(tmp_path, "--policy", "oracle", "--tasks", "wifi_on", "--phrasing", "all")
+    report = eval_json(tmp_path, "--policy", "oracle", "--tasks", "WifiTurnOn", "--phrasing", "all")
     runs = {(r["task"], r["phrasing"]) for r in report["results"] if r["success"]}
-    assert len(runs) == len(report["results"]) == 3 * len(select_tasks("wifi_on"))
+    assert len(runs) == len(report["results"]) == 3 * len(select_tasks("WifiTurnOn"))
 
 
 @pytest.mark.parametrize(
@@ -192,7 +193,7 @@ def test_every_phrasing_is_a_run_of_its_own(tmp_path: Path) -> None:
 def test_a_phrasing_no_task_has_is_a_usage_error(
     phrasing: str, message: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code = main(["eval", "--policy", "oracle", "--tasks", "wifi_on", "--phrasing", phrasing])
+    code = main(["eval", "--policy", "oracle", "--tasks", "WifiTurnOn", "--phrasing", phrasing])
     assert code == 2
     assert message in capsys.readouterr().err
 
@@ -205,7 +206,7 @@ def test_a_phrasing_no_task_has_is_a_usage_error(
 def test_bad_policies_are_usage_errors(
     policy: str, message: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["eval", "--policy", policy, "--tasks", "wifi_on"]) == 2
+    assert main(["eval", "--policy", policy, "--tasks", "WifiTurnOn"]) == 2
     assert message in capsys.readouterr().err
 
 

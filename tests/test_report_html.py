@@ -66,7 +66,7 @@ def test_eval_html_has_the_summary_and_every_episode(tmp_path: Path) -> None:
     out = tmp_path / "eval.html"
     code = main(
         ["eval", "--policy", "faulty:undo-after-success", "--guards", "both",
-         "--tasks", "settings_wifi_on", "--run-dir", str(tmp_path / "run"), "--html", str(out)]
+         "--tasks", "SystemWifiTurnOn", "--run-dir", str(tmp_path / "run"), "--html", str(out)]
     )  # fmt: skip
     assert code == 0
     page = out.read_text(encoding="utf-8")

@@ -90,7 +90,7 @@ def test_doing_nothing_fails_unless_already_done(task: Task) -> None:
 
 
 def test_question_answers_are_checked() -> None:
-    task = next(t for t in TASKS if t.name == "question_android_version")
+    task = next(t for t in TASKS if t.name == "SystemAndroidVersion")
     version = task.params(0)["version"]
     state = Simulator(state=task.initial_state(0)).state
     assert task.success(state, 0, f" {version} ")

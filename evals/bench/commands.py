@@ -114,7 +114,7 @@ def _add_step(benchmarks: Any) -> None:
         default="auto",
         help="`required` makes even random-weight checkpoints call a tool",
     )
-    parser.add_argument("--task", help="simulator task to play (settings_wifi_on)")
+    parser.add_argument("--task", help="simulator task to play (SystemWifiTurnOn)")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.set_defaults(handler=_run_step)
 

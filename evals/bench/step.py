@@ -61,7 +61,7 @@ from simulator import Simulator
 from simulator.tasks import TASKS_BY_NAME
 
 TARGET_OVERHEAD_PCT = 2.0
-DEFAULT_TASK = "settings_wifi_on"
+DEFAULT_TASK = "SystemWifiTurnOn"
 DEFAULT_STEPS = 5
 
 T = TypeVar("T")

@@ -7,7 +7,16 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from simulator.tasks import calendar, clock, contacts, launcher, messages, multi_app, settings
+from simulator.tasks import (
+    calendar,
+    clock,
+    contacts,
+    launcher,
+    markor,
+    messages,
+    multi_app,
+    settings,
+)
 from simulator.tasks.base import (
     PlanStep,
     Task,
@@ -33,6 +42,7 @@ APP_MODULES: tuple[ModuleType, ...] = (
     messages,
     calendar,
     multi_app,
+    markor,
 )
 
 

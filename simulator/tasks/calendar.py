@@ -20,7 +20,7 @@ from simulator.tasks.base import (
 
 TASKS: list[Task] = [
     Task(
-        name="calendar_add_event",
+        name="SimpleCalendarAddOneEvent",
         app=CALENDAR,
         family="calendar",
         templates=(
@@ -39,7 +39,7 @@ TASKS: list[Task] = [
         max_steps=16,
     ),
     Task(
-        name="calendar_delete_event",
+        name="SimpleCalendarDeleteOneEvent",
         app=CALENDAR,
         family="calendar",
         templates=(
@@ -65,7 +65,7 @@ TASKS: list[Task] = [
         max_steps=10,
     ),
     Task(
-        name="question_event_time",
+        name="SimpleCalendarEventTime",
         app=CALENDAR,
         family="question",
         templates=(
@@ -85,7 +85,7 @@ TASKS: list[Task] = [
         max_steps=8,
     ),
     Task(
-        name="question_event_count",
+        name="SimpleCalendarEventCount",
         app=CALENDAR,
         family="question",
         templates=(

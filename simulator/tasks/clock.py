@@ -20,7 +20,7 @@ from simulator.tasks.base import (
 
 TASKS: list[Task] = [
     Task(
-        name="clock_add_alarm",
+        name="ClockAlarmAdd",
         app=CLOCK,
         family="alarm",
         templates=(
@@ -34,7 +34,7 @@ TASKS: list[Task] = [
         max_steps=12,
     ),
     Task(
-        name="clock_add_labelled_alarm",
+        name="ClockAlarmAddWithLabel",
         app=CLOCK,
         family="alarm",
         templates=(
@@ -55,7 +55,7 @@ TASKS: list[Task] = [
         max_steps=15,
     ),
     Task(
-        name="clock_disable_alarm",
+        name="ClockAlarmTurnOff",
         app=CLOCK,
         family="alarm",
         templates=(
@@ -77,7 +77,7 @@ TASKS: list[Task] = [
         max_steps=8,
     ),
     Task(
-        name="clock_enable_alarm",
+        name="ClockAlarmTurnOn",
         app=CLOCK,
         family="alarm",
         templates=(
@@ -92,7 +92,7 @@ TASKS: list[Task] = [
         max_steps=8,
     ),
     Task(
-        name="clock_delete_alarm",
+        name="ClockAlarmDelete",
         app=CLOCK,
         family="alarm",
         templates=(
@@ -118,7 +118,7 @@ TASKS: list[Task] = [
         max_steps=10,
     ),
     Task(
-        name="already_alarm_off",
+        name="ClockAlarmTurnOffVerify",
         app=CLOCK,
         family="already_done",
         templates=(
@@ -133,7 +133,7 @@ TASKS: list[Task] = [
         max_steps=6,
     ),
     Task(
-        name="question_alarm_time",
+        name="ClockAlarmTime",
         app=CLOCK,
         family="question",
         templates=(

@@ -23,7 +23,7 @@ ALL_CONTACTS = [*DEFAULT_CONTACTS, *EXTRA_CONTACTS]
 
 TASKS: list[Task] = [
     Task(
-        name="contacts_add",
+        name="ContactsAddContact",
         app=CONTACTS,
         family="contact",
         templates=(
@@ -41,7 +41,7 @@ TASKS: list[Task] = [
         max_steps=12,
     ),
     Task(
-        name="contacts_edit_phone",
+        name="ContactsEditPhone",
         app=CONTACTS,
         family="contact",
         templates=(
@@ -66,7 +66,7 @@ TASKS: list[Task] = [
         max_steps=12,
     ),
     Task(
-        name="contacts_search_phone",
+        name="ContactsPhoneNumber",
         app=CONTACTS,
         family="question",
         templates=(
@@ -93,7 +93,7 @@ TASKS: list[Task] = [
         max_steps=12,
     ),
     Task(
-        name="contacts_scroll_phone",
+        name="ContactsOpenContact",
         app=CONTACTS,
         family="scroll",
         templates=(

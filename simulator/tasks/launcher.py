@@ -7,7 +7,7 @@ from simulator.tasks.base import Task, done, swipe, tap
 
 TASKS: list[Task] = [
     Task(
-        name="open_settings_from_drawer",
+        name="OpenAppTaskEval",
         app=LAUNCHER,
         family="navigation",
         templates=(

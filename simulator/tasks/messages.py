@@ -22,7 +22,7 @@ from simulator.tasks.base import (
 
 TASKS: list[Task] = [
     Task(
-        name="messages_send",
+        name="SimpleSmsSendToContact",
         app=MESSAGES,
         family="message",
         templates=(
@@ -37,7 +37,7 @@ TASKS: list[Task] = [
         max_steps=14,
     ),
     Task(
-        name="messages_reply",
+        name="SimpleSmsReply",
         app=MESSAGES,
         family="message",
         templates=(
@@ -57,7 +57,7 @@ TASKS: list[Task] = [
         max_steps=10,
     ),
     Task(
-        name="messages_to_number",
+        name="SimpleSmsSend",
         app=MESSAGES,
         family="message",
         templates=(
@@ -81,7 +81,7 @@ TASKS: list[Task] = [
         max_steps=12,
     ),
     Task(
-        name="question_last_text",
+        name="SimpleSmsReadMessage",
         app=MESSAGES,
         family="question",
         templates=(

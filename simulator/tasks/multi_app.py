@@ -30,7 +30,7 @@ from simulator.tasks.settings import SETTINGS_PATHS
 
 TASKS: list[Task] = [
     Task(
-        name="multi_add_contact_then_text",
+        name="ContactsAddContactAndSms",
         app=CONTACTS,
         family="multi_app",
         templates=(
@@ -54,7 +54,7 @@ TASKS: list[Task] = [
         max_steps=18,
     ),
     Task(
-        name="multi_alarm_from_message",
+        name="ClockAlarmFromSms",
         app=MESSAGES,
         family="multi_app",
         templates=(
@@ -77,7 +77,7 @@ TASKS: list[Task] = [
         max_steps=16,
     ),
     Task(
-        name="multi_text_contact_phone",
+        name="SimpleSmsSendContactNumber",
         app=MESSAGES,
         family="multi_app",
         templates=(
@@ -100,7 +100,7 @@ TASKS: list[Task] = [
         max_steps=16,
     ),
     Task(
-        name="multi_dark_theme_and_alarm",
+        name="TurnOnDarkThemeAndSetAlarm",
         app=SETTINGS,
         family="multi_app",
         templates=(
@@ -120,7 +120,7 @@ TASKS: list[Task] = [
         max_steps=16,
     ),
     Task(
-        name="multi_event_from_contact",
+        name="SimpleCalendarAddEventWithContactNumber",
         app=CALENDAR,
         family="multi_app",
         templates=(

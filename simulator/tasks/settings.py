@@ -54,11 +54,17 @@ SETTING_NAMES: dict[str, tuple[str, str]] = {
 }
 
 
+def toggle_name(setting: str, on: bool) -> str:
+    """AndroidWorld's way: SystemWifiTurnOn, SystemBluetoothTurnOff."""
+    camel = "".join(part.capitalize() for part in setting.split("_"))
+    return f"System{camel}Turn{'On' if on else 'Off'}"
+
+
 def toggle_task(setting: str, on: bool) -> Task:
     word = "on" if on else "off"
     name, other_name = SETTING_NAMES[setting]
     return Task(
-        name=f"settings_{setting}_{word}",
+        name=toggle_name(setting, on),
         app=SETTINGS,
         family="toggle",
         templates=(
@@ -77,7 +83,7 @@ def already_done_task(setting: str, on: bool) -> Task:
     word = "on" if on else "off"
     name, other_name = SETTING_NAMES[setting]
     return Task(
-        name=f"already_{setting}_{word}",
+        name=f"{toggle_name(setting, on)}Verify",
         app=SETTINGS,
         family="already_done",
         templates=(
@@ -117,7 +123,7 @@ TASKS: list[Task] = [
     *(toggle_task(setting, on) for setting, on in TOGGLES),
     *(already_done_task(setting, on) for setting, on in ALREADY_DONE),
     Task(
-        name="settings_unlock_developer_options",
+        name="SystemDeveloperOptionsUnlock",
         app=SETTINGS,
         family="scroll",
         templates=(
@@ -136,7 +142,7 @@ TASKS: list[Task] = [
         max_steps=20,
     ),
     Task(
-        name="settings_usb_debugging_on",
+        name="SystemUsbDebuggingTurnOn",
         app=SETTINGS,
         family="scroll",
         templates=(
@@ -156,7 +162,7 @@ TASKS: list[Task] = [
         max_steps=14,
     ),
     Task(
-        name="settings_stay_awake_on",
+        name="SystemStayAwakeTurnOn",
         app=SETTINGS,
         family="scroll",
         templates=(
@@ -175,7 +181,7 @@ TASKS: list[Task] = [
         max_steps=14,
     ),
     Task(
-        name="multi_wifi_off_bluetooth_on",
+        name="TurnOffWifiAndTurnOnBluetooth",
         app=SETTINGS,
         family="multi_step",
         templates=(
@@ -195,7 +201,7 @@ TASKS: list[Task] = [
         max_steps=16,
     ),
     Task(
-        name="question_android_version",
+        name="SystemAndroidVersion",
         app=SETTINGS,
         family="question",
         templates=(
@@ -210,7 +216,7 @@ TASKS: list[Task] = [
         max_steps=10,
     ),
     Task(
-        name="question_battery_level",
+        name="SystemBatteryLevel",
         app=SETTINGS,
         family="question",
         templates=(
@@ -225,7 +231,7 @@ TASKS: list[Task] = [
         max_steps=8,
     ),
     Task(
-        name="question_device_model",
+        name="SystemDeviceModel",
         app=SETTINGS,
         family="question",
         templates=(

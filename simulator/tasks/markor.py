@@ -1,0 +1,364 @@
+"""Markor: notes created, edited, renamed, moved and deleted in the notebook folder, and read."""
+
+from __future__ import annotations
+
+import random
+
+from simulator.apps.markor import NOTEBOOK
+from simulator.state import MARKOR
+from simulator.tasks.app_steps import hold, same_lines
+from simulator.tasks.base import (
+    Params,
+    PlanStep,
+    State,
+    Task,
+    done,
+    key,
+    open_app,
+    same_text,
+    tap,
+    type_in,
+)
+
+NOTE_NAMES = (
+    "grocery_list_weekly.md",
+    "meeting_notes_project_team.md",
+    "personal_goals_2024.md",
+    "reading_list_2024.md",
+    "summer_vacation_plans.md",
+    "birthday_gift_ideas_mom.md",
+    "weekend_todo_list.md",
+    "garden_layout_plan.md",
+    "favorite_book_quotes.md",
+    "python_learning_goals.md",
+    "recettes_d_été.md",
+    "trip_reflections.txt",
+)
+SENTENCES = (
+    "Pick up the dry cleaning before noon.",
+    "The quarterly report is due on Friday.",
+    "Water the tomatoes every other day.",
+    "Call the plumber about the kitchen sink.",
+    "Bring sunscreen and a hat to the beach.",
+    "Ask Léa for the café's opening hours.",
+    "Книга на полке у окна.",
+    "周末去公园散步。",
+    "Try the new bakery on Elm Street.",
+    "Back up the laptop on Sunday evening.",
+)
+FOLDERS = ("BookNotes", "DailyNotes", "MeetingMinutes", "RecipeCollections", "TravelItineraries")
+
+
+def note(name: str) -> str:
+    return f"{NOTEBOOK}/{name}"
+
+
+def _other_notes(rng: random.Random, *taken: str) -> dict[str, str]:
+    names = rng.sample([n for n in NOTE_NAMES if n not in taken], 3)
+    return {note(name): rng.choice(SENTENCES) for name in names}
+
+
+def _one_note(rng: random.Random) -> Params:
+    name = rng.choice(NOTE_NAMES)
+    return {
+        "file_name": name,
+        "content": rng.choice(SENTENCES),
+        "others": _other_notes(rng, name),
+    }
+
+
+def _kept(state: State, others: dict[str, str]) -> bool:
+    return all(state["files"].get(path) == content for path, content in others.items())
+
+
+def _create_note(rng: random.Random) -> Params:
+    name = rng.choice(NOTE_NAMES)
+    return {"file_name": name, "text": rng.choice(SENTENCES), "others": _other_notes(rng, name)}
+
+
+_EDITS = {
+    "header": "add “{line}” as a new first line",
+    "footer": "add “{line}” as a new last line",
+    "replace": "replace everything in it with “{line}”",
+}
+
+
+def _edit(rng: random.Random) -> Params:
+    params = _one_note(rng)
+    edit_type = rng.choice(sorted(_EDITS))
+    line = rng.choice([s for s in SENTENCES if s != params["content"]])
+    expected = {
+        "header": f"{line}\n{params['content']}",
+        "footer": f"{params['content']}\n{line}",
+        "replace": line,
+    }[edit_type]
+    return {
+        **params,
+        "edit_type": edit_type,
+        "line": line,
+        "change": _EDITS[edit_type].format(line=line),
+        "expected": expected,
+    }
+
+
+def _edit_steps(p: Params) -> list[PlanStep]:
+    """Open the note and make the change: the editor keeps the cursor where it is put."""
+    steps = [tap(p["file_name"]), tap(p["content"])]
+    if p["edit_type"] == "header":
+        steps += [key("move_home"), type_in(None, p["line"] + "\n")]
+    elif p["edit_type"] == "footer":
+        steps.append(type_in(None, "\n" + p["line"]))
+    else:
+        steps.append(type_in(None, p["line"], clear=True))
+    return steps
+
+
+def _rename_steps(old_name: str, new_name: str) -> list[PlanStep]:
+    """Rename the open note from its title."""
+    return [tap(old_name), type_in(None, new_name, clear=True), tap("OK")]
+
+
+def _renamed(rng: random.Random) -> Params:
+    params = _one_note(rng)
+    params["new_name"] = rng.choice(
+        [n for n in NOTE_NAMES if n != params["file_name"] and note(n) not in params["others"]]
+    )
+    params["updated"] = rng.choice([s for s in SENTENCES if s != params["content"]])
+    return params
+
+
+def _notes_only_in(state: State, folder: str) -> list[str]:
+    return [p for p in state["files"] if p.startswith(folder + "/")]
+
+
+def _move(rng: random.Random) -> Params:
+    source, destination = rng.sample(FOLDERS, 2)
+    name = rng.choice(NOTE_NAMES)
+    return {
+        "file_name": name,
+        "content": rng.choice(SENTENCES),
+        "source_folder": source,
+        "destination_folder": destination,
+    }
+
+
+def _delete_all(rng: random.Random) -> Params:
+    names = rng.sample(NOTE_NAMES, rng.randrange(2, 5))
+    return {"notes": {note(name): rng.choice(SENTENCES) for name in names}}
+
+
+def _select_all_and_delete(p: Params) -> list[PlanStep]:
+    first, *rest = sorted((path.rpartition("/")[2] for path in p["notes"]), key=str.casefold)
+    return [hold(first), *[tap(name) for name in rest], tap("Delete"), tap("OK")]
+
+
+TASKS: list[Task] = [
+    Task(
+        name="MarkorCreateNote",
+        app=MARKOR,
+        family="notes",
+        templates=(
+            "Create a new note in Markor named {file_name} with the following text: {text}",
+            "In Markor, make a note called {file_name} that says: {text}",
+            "Write a new Markor note, {file_name}, containing this text: {text}",
+        ),
+        sample=_create_note,
+        setup=lambda p: {"files": p["others"]},
+        plan=lambda p: [
+            open_app("Markor"),
+            tap("Create a new file or folder"),
+            type_in(None, p["file_name"]),
+            tap("OK"),
+            type_in(None, p["text"]),
+            done(),
+        ],
+        check=lambda s, p, a: (
+            same_lines(s["files"].get(note(p["file_name"]), ""), p["text"])
+            and _kept(s, p["others"])
+        ),
+        max_steps=10,
+    ),
+    Task(
+        name="MarkorCreateFolder",
+        app=MARKOR,
+        family="notes",
+        templates=(
+            "Create a new folder in Markor named {folder_name}.",
+            "In Markor, add a folder called {folder_name}.",
+            "Make a folder {folder_name} in my Markor notebook.",
+        ),
+        sample=lambda rng: {"folder_name": rng.choice(FOLDERS), "others": _other_notes(rng)},
+        setup=lambda p: {"files": p["others"]},
+        plan=lambda p: [
+            open_app("Markor"),
+            tap("Create a new file or folder"),
+            type_in(None, p["folder_name"]),
+            tap("Folder"),
+            done(),
+        ],
+        check=lambda s, p, a: (
+            note(p["folder_name"]) in s["folders"]
+            or any(path.startswith(note(p["folder_name"]) + "/") for path in s["files"])
+        ),
+        max_steps=8,
+    ),
+    Task(
+        name="MarkorEditNote",
+        app=MARKOR,
+        family="notes",
+        templates=(
+            "Edit {file_name} in Markor: {change}.",
+            "Open the Markor note {file_name} and {change}.",
+            "In Markor's note {file_name}, {change}.",
+        ),
+        sample=_edit,
+        setup=lambda p: {"files": {**p["others"], note(p["file_name"]): p["content"]}},
+        plan=lambda p: [open_app("Markor"), *_edit_steps(p), done()],
+        check=lambda s, p, a: (
+            same_lines(s["files"].get(note(p["file_name"]), ""), p["expected"])
+            and _kept(s, p["others"])
+        ),
+        max_steps=10,
+    ),
+    Task(
+        name="MarkorDeleteNote",
+        app=MARKOR,
+        family="notes",
+        templates=(
+            "Delete the note in Markor named {file_name}.",
+            "Remove {file_name} from my Markor notes.",
+            "Get rid of the Markor note {file_name}.",
+        ),
+        sample=_one_note,
+        setup=lambda p: {"files": {**p["others"], note(p["file_name"]): p["content"]}},
+        plan=lambda p: [open_app("Markor"), hold(p["file_name"]), tap("Delete"), tap("OK"), done()],
+        check=lambda s, p, a: note(p["file_name"]) not in s["files"] and _kept(s, p["others"]),
+        max_steps=8,
+    ),
+    Task(
+        name="MarkorDeleteAllNotes",
+        app=MARKOR,
+        family="notes",
+        templates=(
+            "Delete all my notes in Markor.",
+            "Remove every note I have in Markor.",
+            "Clear out Markor: delete each of my notes.",
+        ),
+        sample=_delete_all,
+        setup=lambda p: {"files": {**p["notes"], "Download/sample_pdf.pdf": ""}},
+        plan=lambda p: [open_app("Markor"), *_select_all_and_delete(p), done()],
+        check=lambda s, p, a: (
+            not _notes_only_in(s, NOTEBOOK) and "Download/sample_pdf.pdf" in s["files"]
+        ),
+        max_steps=12,
+    ),
+    Task(
+        name="MarkorMoveNote",
+        app=MARKOR,
+        family="notes",
+        templates=(
+            "In Markor, move the note {file_name} from {source_folder} to {destination_folder}.",
+            "Move my Markor note {file_name} out of {source_folder} into {destination_folder}.",
+            "Put the note {file_name} in Markor's {destination_folder} folder; it is in "
+            "{source_folder} now.",
+        ),
+        sample=_move,
+        setup=lambda p: {
+            "files": {
+                note(f"{p['source_folder']}/{p['file_name']}"): p["content"],
+                note(f"{p['destination_folder']}/ideas.md"): "Keep this one here.",
+            }
+        },
+        plan=lambda p: [
+            open_app("Markor"),
+            tap(p["source_folder"]),
+            hold(p["file_name"]),
+            tap("More options"),
+            tap("Move"),
+            tap(".."),
+            tap(p["destination_folder"]),
+            tap("OK"),
+            done(),
+        ],
+        check=lambda s, p, a: (
+            s["files"].get(note(f"{p['destination_folder']}/{p['file_name']}")) == p["content"]
+            and note(f"{p['source_folder']}/{p['file_name']}") not in s["files"]
+        ),
+        max_steps=12,
+    ),
+    Task(
+        name="MarkorChangeNoteContent",
+        app=MARKOR,
+        family="notes",
+        templates=(
+            'Update the content of {file_name} to "{updated}" in Markor and change its name to '
+            "{new_name}.",
+            'In Markor, replace the text of {file_name} with "{updated}" and rename the note '
+            "{new_name}.",
+            'Change Markor\'s note {file_name}: its text should be "{updated}" and its name '
+            "{new_name}.",
+        ),
+        sample=_renamed,
+        setup=lambda p: {"files": {**p["others"], note(p["file_name"]): p["content"]}},
+        plan=lambda p: [
+            open_app("Markor"),
+            tap(p["file_name"]),
+            tap(p["content"]),
+            type_in(None, p["updated"], clear=True),
+            *_rename_steps(p["file_name"], p["new_name"]),
+            done(),
+        ],
+        check=lambda s, p, a: (
+            note(p["file_name"]) not in s["files"]
+            and same_lines(s["files"].get(note(p["new_name"]), ""), p["updated"])
+            and _kept(s, p["others"])
+        ),
+        max_steps=12,
+    ),
+    Task(
+        name="MarkorAddNoteHeader",
+        app=MARKOR,
+        family="notes",
+        templates=(
+            "Update the Markor note {file_name} by adding the following text, along with a new "
+            'blank line before the existing content: "{updated}", and rename it to {new_name}.',
+            'In Markor, put "{updated}" and then an empty line above the text of {file_name}, '
+            "then rename the note {new_name}.",
+            'Add the heading "{updated}" followed by a blank line to the top of the Markor note '
+            "{file_name} and call the note {new_name}.",
+        ),
+        sample=_renamed,
+        setup=lambda p: {"files": {**p["others"], note(p["file_name"]): p["content"]}},
+        plan=lambda p: [
+            open_app("Markor"),
+            tap(p["file_name"]),
+            tap(p["content"]),
+            key("move_home"),
+            type_in(None, p["updated"] + "\n\n"),
+            *_rename_steps(p["file_name"], p["new_name"]),
+            done(),
+        ],
+        check=lambda s, p, a: (
+            note(p["file_name"]) not in s["files"]
+            and s["files"].get(note(p["new_name"]), "").strip()
+            == f"{p['updated']}\n\n{p['content']}"
+            and _kept(s, p["others"])
+        ),
+        max_steps=12,
+    ),
+    Task(
+        name="MarkorReadNote",
+        app=MARKOR,
+        family="question",
+        templates=(
+            "What does my Markor note {file_name} say? Answer with its text.",
+            "Read the note {file_name} in Markor and tell me what it says.",
+            "Tell me the text of the Markor note {file_name}.",
+        ),
+        sample=_one_note,
+        setup=lambda p: {"files": {**p["others"], note(p["file_name"]): p["content"]}},
+        plan=lambda p: [open_app("Markor"), tap(p["file_name"]), done(answer=p["content"])],
+        check=lambda s, p, a: same_text(a, p["content"]),
+        max_steps=8,
+    ),
+]
