@@ -275,7 +275,7 @@ TASKS: list[Task] = [
             hold(p["file_name"]),
             tap("More options"),
             tap("Move"),
-            tap(".."),
+            tap("..", near="OK"),  # the dialog's parent row, not the list's behind it
             tap(p["destination_folder"]),
             tap("OK"),
             done(),
