@@ -11,6 +11,7 @@ from simulator.tasks import (
     calendar,
     clock,
     contacts,
+    files,
     launcher,
     markor,
     messages,
@@ -43,6 +44,7 @@ APP_MODULES: tuple[ModuleType, ...] = (
     calendar,
     multi_app,
     markor,
+    files,
 )
 
 

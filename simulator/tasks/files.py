@@ -1,0 +1,208 @@
+"""Files: files deleted, moved and renamed in the shared storage, folders made, files counted."""
+
+from __future__ import annotations
+
+import random
+
+from simulator.state import FILES
+from simulator.tasks.app_steps import hold
+from simulator.tasks.base import (
+    Params,
+    PlanStep,
+    State,
+    Task,
+    done,
+    open_app,
+    same_digits,
+    tap,
+    type_in,
+)
+
+DEVICE = "Pixel 7"  # the storage root is named after the phone's model
+FOLDER_FILES = {
+    "Alarms": ("morning_alarm.mp3", "wake_up.mp3", "early_bird.mp3", "weekend_alarm.mp3"),
+    "Audiobooks": ("sci_fi_book.mp3", "history_lecture.mp3", "mystery_novel.mp3"),
+    "DCIM": ("holiday_photos.jpg", "birthday_party.jpg", "mountain_hike.jpg", "road_trip.jpg"),
+    "Documents": ("resume.pdf", "cover_letter.pdf", "annual_report.pdf", "project_plan.pdf"),
+    "Download": ("sample_pdf.pdf", "test_download.zip", "image_file.png", "ebook_reader.apk"),
+    "Movies": ("action_film.mp4", "documentary.mp4", "romantic_comedy.mp4"),
+    "Music": ("jazz_classics.mp3", "rock_anthems.mp3", "piano_pieces.mp3", "ça_ira.mp3"),
+    "Notifications": ("chime.mp3", "ding.mp3", "soft_bell.mp3"),
+    "Pictures": ("sunset_beach.jpg", "city_night.png", "family_portrait.jpg"),
+    "Podcasts": ("tech_talk.mp3", "science_hour.mp3", "daily_news.mp3"),
+    "Recordings": ("lecture_notes.m4a", "interview_draft.m4a", "voice_memo_0412.m4a"),
+}
+# the folders the storage root shows without scrolling (Ringtones is below them)
+FOLDERS = tuple(FOLDER_FILES)
+NEW_FOLDERS = ("Taxes 2024", "Scans", "Trip photos", "Old projects", "Fotos de verano")
+
+
+def _storage(rng: random.Random) -> dict[str, str]:
+    """Two to four files in every folder, none of them text."""
+    files: dict[str, str] = {}
+    for folder, names in FOLDER_FILES.items():
+        for name in rng.sample(names, rng.randrange(2, len(names) + 1)):
+            files[f"{folder}/{name}"] = ""
+    return files
+
+
+def _in_folder(rng: random.Random) -> Params:
+    files = _storage(rng)
+    path = rng.choice(sorted(files))
+    folder, _, name = path.partition("/")
+    return {"file_name": name, "subfolder": folder, "files": files}
+
+
+def _others_kept(state: State, p: Params, *gone: str) -> bool:
+    return all(path in state["files"] for path in p["files"] if path not in gone)
+
+
+def _open_folder(folder: str) -> list[PlanStep]:
+    """From Files' first screen to a folder at the top of the phone's storage."""
+    return [open_app("Files"), tap("Show roots"), tap(DEVICE), tap(folder)]
+
+
+def _move(rng: random.Random) -> Params:
+    params = _in_folder(rng)
+    params["destination_folder"] = rng.choice([f for f in FOLDERS if f != params["subfolder"]])
+    return params
+
+
+def _rename(rng: random.Random) -> Params:
+    params = _in_folder(rng)
+    stem, dot, extension = params["file_name"].rpartition(".")
+    params["new_name"] = f"{stem}_{rng.choice(('final', 'old', 'copy', '2024'))}{dot}{extension}"
+    return params
+
+
+def _count(rng: random.Random) -> Params:
+    files = _storage(rng)
+    folder = rng.choice(FOLDERS)
+    count = sum(1 for path in files if path.startswith(folder + "/"))
+    return {"subfolder": folder, "files": files, "count": count}
+
+
+TASKS: list[Task] = [
+    Task(
+        name="FilesDeleteFile",
+        app=FILES,
+        family="files",
+        templates=(
+            "Delete the file {file_name} from the Android filesystem located in the {subfolder} "
+            "folder of the phone's storage.",
+            "In the Files app, delete {file_name} from the {subfolder} folder.",
+            "Remove the file {file_name}; it is in {subfolder} on the phone's internal storage.",
+        ),
+        sample=_in_folder,
+        setup=lambda p: {"files": p["files"]},
+        plan=lambda p: [
+            *_open_folder(p["subfolder"]),
+            hold(p["file_name"]),
+            tap("Delete"),
+            tap("OK"),
+            done(),
+        ],
+        check=lambda s, p, a: (
+            f"{p['subfolder']}/{p['file_name']}" not in s["files"]
+            and _others_kept(s, p, f"{p['subfolder']}/{p['file_name']}")
+        ),
+        max_steps=10,
+    ),
+    Task(
+        name="FilesMoveFile",
+        app=FILES,
+        family="files",
+        templates=(
+            "Move the file {file_name} from {subfolder} within the phone's storage to the "
+            "{destination_folder} folder of the same storage.",
+            "Using the Files app, move {file_name} out of {subfolder} and into "
+            "{destination_folder}.",
+            "The file {file_name} sits in {subfolder}; put it in {destination_folder} instead.",
+        ),
+        sample=_move,
+        setup=lambda p: {"files": p["files"]},
+        plan=lambda p: [
+            *_open_folder(p["subfolder"]),
+            hold(p["file_name"]),
+            tap("More options"),
+            tap("Move to…"),
+            tap(p["destination_folder"]),
+            tap("Move"),
+            done(),
+        ],
+        check=lambda s, p, a: (
+            f"{p['destination_folder']}/{p['file_name']}" in s["files"]
+            and _others_kept(s, p, f"{p['subfolder']}/{p['file_name']}")
+            and f"{p['subfolder']}/{p['file_name']}" not in s["files"]
+        ),
+        max_steps=12,
+    ),
+    Task(
+        name="FilesRenameFile",
+        app=FILES,
+        family="files",
+        templates=(
+            "Rename the file {file_name} in the {subfolder} folder to {new_name}.",
+            "In Files, give {file_name} (in {subfolder}) the new name {new_name}.",
+            "Change the name of {subfolder}/{file_name} to {new_name}.",
+        ),
+        sample=_rename,
+        setup=lambda p: {"files": p["files"]},
+        plan=lambda p: [
+            *_open_folder(p["subfolder"]),
+            hold(p["file_name"]),
+            tap("More options"),
+            tap("Rename"),
+            type_in(None, p["new_name"], clear=True),
+            tap("OK"),
+            done(),
+        ],
+        check=lambda s, p, a: (
+            f"{p['subfolder']}/{p['new_name']}" in s["files"]
+            and _others_kept(s, p, f"{p['subfolder']}/{p['file_name']}")
+            and f"{p['subfolder']}/{p['file_name']}" not in s["files"]
+        ),
+        max_steps=12,
+    ),
+    Task(
+        name="FilesCreateFolder",
+        app=FILES,
+        family="files",
+        templates=(
+            "Create a folder named {folder_name} inside the {subfolder} folder of the phone's "
+            "storage.",
+            "In the Files app, make a new folder {folder_name} in {subfolder}.",
+            "Add a folder called {folder_name} to {subfolder}.",
+        ),
+        sample=lambda rng: {
+            "folder_name": rng.choice(NEW_FOLDERS),
+            "subfolder": rng.choice(("Documents", "Download", "Pictures")),
+        },
+        plan=lambda p: [
+            *_open_folder(p["subfolder"]),
+            tap("More options"),
+            tap("New folder"),
+            type_in(None, p["folder_name"]),
+            tap("OK"),
+            done(),
+        ],
+        check=lambda s, p, a: f"{p['subfolder']}/{p['folder_name']}" in s["folders"],
+        max_steps=10,
+    ),
+    Task(
+        name="FilesCountFilesInFolder",
+        app=FILES,
+        family="question",
+        templates=(
+            "How many files are in the {subfolder} folder of the phone's storage? Answer with a "
+            "number.",
+            "Count the files in {subfolder} with the Files app and tell me how many there are.",
+            "What is the number of files inside {subfolder}?",
+        ),
+        sample=_count,
+        setup=lambda p: {"files": p["files"]},
+        plan=lambda p: [*_open_folder(p["subfolder"]), done(answer=str(p["count"]))],
+        check=lambda s, p, a: same_digits(a, str(p["count"])),
+        max_steps=8,
+    ),
+]
