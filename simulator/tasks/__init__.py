@@ -11,6 +11,7 @@ from simulator.tasks import (
     calendar,
     clock,
     contacts,
+    expense,
     files,
     launcher,
     markor,
@@ -45,6 +46,7 @@ APP_MODULES: tuple[ModuleType, ...] = (
     multi_app,
     markor,
     files,
+    expense,
 )
 
 

@@ -1,0 +1,265 @@
+"""Pro Expense: expenses added one or three at a time, deleted, deduplicated, and looked up."""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+import re
+from collections.abc import Callable
+
+from simulator.state import EXPENSE
+from simulator.tasks.app_steps import TODAY, hold, pick_date_steps, spoken_date
+from simulator.tasks.base import (
+    Params,
+    PlanStep,
+    State,
+    Task,
+    done,
+    normalize_text,
+    open_app,
+    tap,
+    type_in,
+)
+
+EXPENSE_NAMES = {
+    "Food": ("Groceries", "Coffee", "Bakery Items", "Food Delivery", "Café con leche"),
+    "Transportation": ("Taxi Fare", "Gas", "Parking Fees", "Bike Repairs", "Flight Tickets"),
+    "Housing": ("Home Repairs", "Utilities", "Furnishing", "Cleaning Services"),
+    "Clothes": ("New Jacket", "Shoes", "Jeans", "Laundry"),
+    "Health Care": ("Doctor Visits", "Medications", "Dental Care", "Gym Membership"),
+    "Education": ("Textbooks", "Online Courses", "Workshops", "Library Fees"),
+    "Entertainment": ("Concert Tickets", "Movie Night", "Video Games", "Museum Tickets"),
+    "Social": ("Dinner Party", "Wedding Gift", "Night Out"),
+    "Donation": ("Charity", "Fundraising Events"),
+    "Income": ("Salary", "Bonus", "Dividends"),
+    "Others": ("Pet Supplies", "Stationery", "Subscriptions"),
+}
+NOTES = ("Paid by card", "Split with Sam", "Monthly", "Cash", "For the office", "Reimbursable")
+
+
+def _expenses(rng: random.Random, count: int) -> list[dict[str, object]]:
+    """`count` expenses with different names, dated this month up to today."""
+    pool = [(name, category) for category, names in EXPENSE_NAMES.items() for name in names]
+    chosen = rng.sample(pool, count)
+    return [
+        {
+            "name": name,
+            "amount": rng.randrange(1000, 50000) / 100,
+            "category": category,
+            "date": TODAY.replace(day=rng.randrange(1, TODAY.day + 1)).isoformat(),
+            "note": rng.choice(NOTES),
+        }
+        for name, category in chosen
+    ]
+
+
+def _money(amount: object) -> str:
+    return f"{float(str(amount)):.2f}"
+
+
+def _matches(record: dict[str, object], wanted: dict[str, object], fields: tuple[str, ...]) -> bool:
+    for name in fields:
+        if name == "amount":
+            if abs(float(str(record["amount"])) - float(str(wanted["amount"]))) > 0.005:
+                return False
+        elif normalize_text(str(record[name])) != normalize_text(str(wanted[name])):
+            return False
+    return True
+
+
+def _recorded(state: State, wanted: dict[str, object], fields: tuple[str, ...]) -> bool:
+    return any(_matches(record, wanted, fields) for record in state["expenses"])
+
+
+def _add_single(rng: random.Random) -> Params:
+    expense, *noise = _expenses(rng, 5)
+    return {
+        **expense,
+        "amount_text": _money(expense["amount"]),
+        "day": spoken_date(dt.date.fromisoformat(str(expense["date"]))),
+        "noise": noise,
+    }
+
+
+def _entry_steps(expense: dict[str, object], with_date: bool) -> list[PlanStep]:
+    steps = [
+        tap("Add expense"),
+        type_in(None, str(expense["name"])),
+        type_in("Amount", _money(expense["amount"])),
+        tap(str(expense["category"])),
+    ]
+    if with_date:
+        steps += [tap("Date"), *pick_date_steps(dt.date.fromisoformat(str(expense["date"])))]
+    return [*steps, type_in("Note", str(expense["note"])), tap("Save")]
+
+
+def _add_multiple(rng: random.Random) -> Params:
+    rows = [{**row, "date": TODAY.isoformat()} for row in _expenses(rng, 3)]
+    listing = "\n".join(
+        f"{row['name']}, ${_money(row['amount'])}, {row['category']}, {row['note']}" for row in rows
+    )
+    return {"rows": rows, "listing": listing}
+
+
+def _delete(count: int, noise: int) -> Callable[[random.Random], Params]:
+    def sample(rng: random.Random) -> Params:
+        rows = _expenses(rng, count + noise)
+        targets = rows[:count]
+        return {
+            "rows": rows,
+            "targets": targets,
+            "names": ", ".join(str(row["name"]) for row in targets),
+        }
+
+    return sample
+
+
+def _deleted(state: State, p: Params) -> bool:
+    names = {normalize_text(str(t["name"])) for t in p["targets"]}
+    kept = [row for row in p["rows"] if normalize_text(str(row["name"])) not in names]
+    left = state["expenses"]
+    return len(left) == len(kept) and all(_recorded(state, row, _ALL) for row in kept)
+
+
+def _delete_steps(names: list[str]) -> list[PlanStep]:
+    first, *rest = names
+    return [tap("More"), hold(first), *[tap(name) for name in rest], tap("Delete"), tap("Confirm")]
+
+
+def _duplicates(rng: random.Random) -> Params:
+    rows = _expenses(rng, 5)
+    return {"rows": rows, "duplicate": rows[0]}
+
+
+def _deduplicated(state: State, p: Params) -> bool:
+    copies = sum(1 for record in state["expenses"] if _matches(record, p["duplicate"], _ALL))
+    others = all(_recorded(state, row, _ALL) for row in p["rows"][1:])
+    return copies == 1 and others and len(state["expenses"]) == len(p["rows"])
+
+
+def _same_amount(given: str | None, amount: float) -> bool:
+    if given is None:
+        return False
+    numbers = re.findall(r"\d[\d,]*(?:\.\d+)?", given)
+    return any(abs(float(n.replace(",", "")) - amount) < 0.005 for n in numbers)
+
+
+_ALL = ("name", "amount", "category", "date", "note")
+
+TASKS: list[Task] = [
+    Task(
+        name="ExpenseAddSingle",
+        app=EXPENSE,
+        family="expense",
+        templates=(
+            "Add the following expense into Pro Expense: {name}, ${amount_text}, category "
+            "{category}, on {day}, with the note {note}.",
+            "In Pro Expense, record {name} for ${amount_text} under {category}, dated {day}, "
+            "note: {note}.",
+            "Log an expense in Pro Expense: {name} cost ${amount_text} ({category}) on {day}; "
+            "add the note {note}.",
+        ),
+        sample=_add_single,
+        setup=lambda p: {"expenses": p["noise"]},
+        plan=lambda p: [open_app("Pro Expense"), *_entry_steps(p, with_date=True), done()],
+        check=lambda s, p, a: _recorded(s, p, _ALL) and len(s["expenses"]) == len(p["noise"]) + 1,
+        max_steps=14,
+    ),
+    Task(
+        name="ExpenseAddMultiple",
+        app=EXPENSE,
+        family="expense",
+        templates=(
+            "Add the following expenses into Pro Expense (name, amount, category, note):\n"
+            "{listing}",
+            "Record these three expenses in Pro Expense, each with its category and note:\n"
+            "{listing}",
+            "In Pro Expense, enter every line below as an expense (name, amount, category, "
+            "note):\n{listing}",
+        ),
+        sample=_add_multiple,
+        plan=lambda p: [
+            open_app("Pro Expense"),
+            *[step for row in p["rows"] for step in _entry_steps(row, with_date=False)],
+            done(),
+        ],
+        check=lambda s, p, a: (
+            all(_recorded(s, row, _ALL) for row in p["rows"]) and len(s["expenses"]) == 3
+        ),
+        max_steps=26,
+    ),
+    Task(
+        name="ExpenseDeleteSingle",
+        app=EXPENSE,
+        family="expense",
+        templates=(
+            "Delete the following expense from Pro Expense: {names}.",
+            "Remove the {names} expense in Pro Expense.",
+            "In Pro Expense, delete my record of {names}.",
+        ),
+        sample=_delete(1, 4),
+        setup=lambda p: {"expenses": p["rows"]},
+        plan=lambda p: [
+            open_app("Pro Expense"),
+            *_delete_steps([str(t["name"]) for t in p["targets"]]),
+            done(),
+        ],
+        check=lambda s, p, a: _deleted(s, p),
+        max_steps=10,
+    ),
+    Task(
+        name="ExpenseDeleteMultiple",
+        app=EXPENSE,
+        family="expense",
+        templates=(
+            "Delete the following expenses from Pro Expense: {names}.",
+            "Remove these expenses in Pro Expense: {names}.",
+            "In Pro Expense, delete the records {names} and keep the rest.",
+        ),
+        sample=_delete(3, 3),
+        setup=lambda p: {"expenses": p["rows"]},
+        plan=lambda p: [
+            open_app("Pro Expense"),
+            *_delete_steps([str(t["name"]) for t in p["targets"]]),
+            done(),
+        ],
+        check=lambda s, p, a: _deleted(s, p),
+        max_steps=12,
+    ),
+    Task(
+        name="ExpenseDeleteDuplicates",
+        app=EXPENSE,
+        family="expense",
+        templates=(
+            "Delete all but one of any expenses in Pro Expense that are exact duplicates, "
+            "ensuring at least one instance of each unique expense remains.",
+            "Pro Expense has an expense recorded twice: delete the extra copy and keep one.",
+            "Remove the duplicate expense from Pro Expense so that every expense is listed "
+            "only once.",
+        ),
+        sample=_duplicates,
+        setup=lambda p: {"expenses": [*p["rows"], p["duplicate"]]},
+        plan=lambda p: [
+            open_app("Pro Expense"),
+            *_delete_steps([str(p["duplicate"]["name"])]),
+            done(),
+        ],
+        check=lambda s, p, a: _deduplicated(s, p),
+        max_steps=10,
+    ),
+    Task(
+        name="ExpenseFindAmount",
+        app=EXPENSE,
+        family="question",
+        templates=(
+            "How much did I spend on {name} according to Pro Expense? Answer with the amount.",
+            "Look up the {name} expense in Pro Expense: what was the amount?",
+            "What amount is recorded for {name} in Pro Expense?",
+        ),
+        sample=_add_single,
+        setup=lambda p: {"expenses": [*p["noise"], {k: p[k] for k in _ALL}]},
+        plan=lambda p: [open_app("Pro Expense"), done(answer=f"${p['amount_text']}")],
+        check=lambda s, p, a: _same_amount(a, float(p["amount"])),
+        max_steps=8,
+    ),
+]
