@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 import sysconfig
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from importlib import resources
 from pathlib import Path
 from typing import Literal
@@ -121,7 +121,11 @@ SHAPES: dict[Shape, ShapeSpec] = {
 
 
 def spark_config(shape: Shape) -> SparkConfig:
-    spec = SHAPES[shape]
+    return config_for(SHAPES[shape])
+
+
+def config_for(spec: ShapeSpec) -> SparkConfig:
+    """The Spark2_5 config of a shape: Spark's layer layout, RoPE and every other field."""
     layers = spec.num_hidden_layers
     return SparkConfig(
         hidden_size=spec.hidden_size,
@@ -210,7 +214,9 @@ def _tokenizer_corpus() -> Iterator[str]:
     yield chat_template_text()
 
 
-def write_tokenizer(model_dir: Path, vocab_size: int) -> None:
+def write_tokenizer(model_dir: Path, vocab_size: int, corpus: Iterable[str] | None = None) -> None:
+    """A byte-level BPE with Spark's special and markup tokens, trained on `corpus` (default:
+    Python's own sources and the chat template)."""
     from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast
 
@@ -223,7 +229,7 @@ def write_tokenizer(model_dir: Path, vocab_size: int) -> None:
         initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
         show_progress=False,
     )
-    tokenizer.train_from_iterator(_tokenizer_corpus(), trainer=trainer)
+    tokenizer.train_from_iterator(corpus or _tokenizer_corpus(), trainer=trainer)
     # Markup comes last (as in Spark's vocabulary) and is not special: it stays visible in
     # decoded text, where the tool parser and the grammar look for it.
     tokenizer.add_tokens([AddedToken(token, special=False) for token in spark_format.MARKUP_TOKENS])
@@ -248,6 +254,15 @@ def make_checkpoint(model_dir: Path, shape: Shape = "tiny", seed: int = 0) -> Pa
         raise FileExistsError(f"{model_dir} is not empty")
     model_dir.mkdir(parents=True, exist_ok=True)
     config = spark_config(shape)
+    write_tokenizer(model_dir, SHAPES[shape].tokenizer_vocab)
+    write_model_files(model_dir, config)
+    write_random_weights(model_dir, config, seed)
+    return model_dir
+
+
+def write_model_files(model_dir: Path, config: SparkConfig) -> None:
+    """Everything of a checkpoint but its weights and tokenizer: config, generation defaults
+    (the model card's sampling) and the chat template."""
     (model_dir / "config.json").write_text(config.model_dump_json(indent=2) + "\n")
     generation = {
         "bos_token_id": 0,
@@ -257,10 +272,7 @@ def make_checkpoint(model_dir: Path, shape: Shape = "tiny", seed: int = 0) -> Pa
         "top_p": 0.95,
     }
     (model_dir / "generation_config.json").write_text(json.dumps(generation, indent=2) + "\n")
-    write_tokenizer(model_dir, SHAPES[shape].tokenizer_vocab)
     (model_dir / CHAT_TEMPLATE_FILE).write_text(chat_template_text(), encoding="utf-8")
-    write_random_weights(model_dir, config, seed)
-    return model_dir
 
 
 def user_cache_dir() -> Path:

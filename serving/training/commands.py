@@ -1,0 +1,137 @@
+"""`phone-agent train`: a Spark2_5 policy from demonstrations, written as a checkpoint.
+
+Only the standard library at module level: the CLI starts without the serving stack.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+from pathlib import Path
+from typing import Any
+
+
+class BadInput(Exception):
+    """Reported by the CLI in one line with exit code 2."""
+
+    exit_code = 2
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "train",
+        help="train a small Spark2_5 policy on demonstrations (see `eval --export-demos`)",
+        description="Train a Spark2_5-architecture model on demonstrations (JSON Lines, "
+        "optionally .gz or .xz) and write a checkpoint that `serve --model DIR` and "
+        "`quantize` take. Only the assistant turns are learned.",
+    )
+    parser.add_argument("demos", type=Path, metavar="DEMOS.jsonl")
+    parser.add_argument("--out", type=Path, required=True, metavar="DIR", help="new checkpoint")
+    parser.add_argument(
+        "--device", choices=("cuda", "cpu"), default=None, help="default: cuda when present"
+    )
+    parser.add_argument("--steps", type=_positive_int, default=2000, metavar="N")
+    parser.add_argument("--seed", type=int, default=0, metavar="S")
+    parser.add_argument(
+        "--batch-tokens",
+        type=_positive_int,
+        default=65536,
+        metavar="N",
+        help="padded tokens per batch",
+    )
+    parser.add_argument("--lr", type=float, default=1e-3, help="peak learning rate")
+    parser.set_defaults(handler=run_train)
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be positive: {value}")
+    return value
+
+
+def run_train(args: argparse.Namespace) -> int:
+    missing = [
+        m for m in ("torch", "tokenizers", "transformers") if not importlib.util.find_spec(m)
+    ]
+    if missing:
+        raise BadInput(f"training needs {', '.join(missing)}: run `make serving-stack`")
+    import torch
+    from rich.console import Console
+
+    from serving.training.train import TrainSettings, train
+
+    device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
+    if device == "cuda" and not torch.cuda.is_available():
+        raise BadInput("--device cuda: no CUDA device is available here")
+    settings = TrainSettings(
+        steps=args.steps,
+        seed=args.seed,
+        device=device,
+        batch_tokens=args.batch_tokens,
+        learning_rate=args.lr,
+    )
+    console = Console(stderr=True, highlight=False)
+    with _StepProgress(console, settings.steps) as progress:
+        log = train(
+            args.demos,
+            args.out,
+            settings,
+            on_step=progress.step,
+            on_stage=lambda text: console.print(f"[dim]{text}[/]"),
+        )
+    first, last = log.losses[0], log.losses[-1]
+    console.print(
+        f"[bold green]done[/] in {log.seconds:.0f} s: {log.parameters / 1e6:.2f}M parameters, "
+        f"{log.demonstrations} demonstrations ({log.epochs:g} epochs), loss {first.loss:.3f} "
+        f"(first {first.step} steps) -> {last.loss:.3f}; checkpoint in {args.out}"
+    )
+    return 0
+
+
+class _StepProgress:
+    """A progress bar with the running loss on a terminal; a line every 5% elsewhere."""
+
+    def __init__(self, console: Any, steps: int) -> None:
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
+
+        self._console = console
+        self._steps = steps
+        self._progress = Progress(
+            TextColumn("training"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("loss {task.fields[loss]}"),
+            TextColumn("lr {task.fields[rate]}"),
+            TimeElapsedColumn(),
+            TimeRemainingColumn(),
+            console=console,
+            disable=not console.is_terminal,
+        )
+        self._task = self._progress.add_task("train", total=steps, loss="-", rate="-")
+        self._smoothed: float | None = None
+
+    def __enter__(self) -> _StepProgress:
+        self._progress.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._progress.__exit__(None, None, None)
+
+    def step(self, step: int, loss: float, rate: float) -> None:
+        self._smoothed = loss if self._smoothed is None else 0.9 * self._smoothed + 0.1 * loss
+        self._progress.update(
+            self._task, completed=step, loss=f"{self._smoothed:.4f}", rate=f"{rate:.2e}"
+        )
+        if not self._console.is_terminal and step % max(1, self._steps // 20) == 0:
+            self._console.print(f"step {step}/{self._steps}: loss {self._smoothed:.4f}")

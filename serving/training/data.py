@@ -1,0 +1,213 @@
+"""Demonstrations: one chat request and the assistant turn that should answer it.
+
+A demonstration file is JSON Lines (optionally `.gz` or `.xz`), one decision a line:
+
+    {"messages": [...], "tools": [...], "chat_template_kwargs": {"enable_thinking": true},
+     "target": {"role": "assistant", "content": "", "tool_calls": [{"type": "function",
+                "function": {"name": "tap", "arguments": "{\"index\": 4}"}}]},
+     ...any other keys (where the decision came from) are kept and ignored here}
+
+`messages`, `tools` and `chat_template_kwargs` are the body of the chat request a client sends;
+`target` is the reply in OpenAI's message shape (arguments as a JSON string, as on the wire;
+an optional `reasoning_content` is the thinking before the call). The prompt is rendered the
+way the server renders it: with the checkpoint's chat template, the tools as vLLM passes them
+to it, the generation prompt added. The completion is what the model must write after that
+prompt, taken from the same template's rendering of the assistant turn, so the tool-call syntax
+has one definition. Only completion tokens are scored.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import lzma
+import os
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from multiprocessing import Pool
+from pathlib import Path
+from typing import IO, Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from serving import spark_format
+from serving.checkpoint import chat_template_text
+
+ASSISTANT_OPENING = spark_format.BOS + "<|Bot|>" + spark_format.THINK_END
+# Below this many demonstrations, tokenizing in worker processes costs more than it saves.
+_PARALLEL_FROM = 2000
+
+
+class DemoError(ValueError):
+    """A demonstration file that cannot be used; reported in one line."""
+
+    exit_code = 2
+
+
+class Demo(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    messages: list[dict[str, Any]] = Field(min_length=1)
+    tools: list[dict[str, Any]] = Field(default_factory=list)
+    chat_template_kwargs: dict[str, Any] = Field(default_factory=dict)
+    target: dict[str, Any]
+
+    @property
+    def thinking(self) -> bool:
+        return bool(self.chat_template_kwargs.get("enable_thinking", True))
+
+
+def open_text(path: Path) -> IO[str]:
+    if path.suffix == ".gz":
+        return gzip.open(path, "rt", encoding="utf-8")
+    if path.suffix == ".xz":
+        return lzma.open(path, "rt", encoding="utf-8")
+    return path.open(encoding="utf-8")
+
+
+def read_demo_lines(path: Path) -> list[str]:
+    """The non-empty lines of a demonstration file (each checked when it is rendered)."""
+    if not path.is_file():
+        raise DemoError(f"no demonstration file {path}")
+    with open_text(path) as file:
+        lines = [line for line in file if line.strip()]
+    if not lines:
+        raise DemoError(f"{path} holds no demonstrations")
+    return lines
+
+
+def parse_demo(line: str, number: int) -> Demo:
+    try:
+        return Demo.model_validate_json(line)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "line"
+        raise DemoError(f"demonstration {number}: {where}: {first['msg']}") from None
+
+
+def served_tools(tools: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The tools as vLLM hands them to the template: `function` with name, description and
+    parameters in that order, unset fields as null."""
+    shaped = []
+    for tool in tools:
+        function = tool.get("function", tool)
+        shaped.append(
+            {
+                "type": "function",
+                "function": {
+                    "name": function["name"],
+                    "description": function.get("description"),
+                    "parameters": function.get("parameters"),
+                    **({"strict": function["strict"]} if "strict" in function else {}),
+                },
+            }
+        )
+    return shaped
+
+
+def _template_turn(target: dict[str, Any]) -> dict[str, Any]:
+    """The assistant message as the template reads it: arguments decoded from JSON, as vLLM
+    does with the assistant turns of a conversation before rendering it."""
+    calls = []
+    for call in target.get("tool_calls") or []:
+        function = dict(call.get("function", {}))
+        if isinstance(function.get("arguments"), str):
+            function["arguments"] = json.loads(function["arguments"] or "{}")
+        calls.append({**call, "function": function})
+    return {"role": "assistant", "content": target.get("content") or "", "tool_calls": calls}
+
+
+class ChatRenderer:
+    """Prompt and completion text of a demonstration, through a tokenizer's chat machinery."""
+
+    def __init__(self, tokenizer: Any, template: str | None = None) -> None:
+        self.tokenizer = tokenizer
+        self.template = template or chat_template_text()
+
+    def _render(self, messages: list[dict[str, Any]], demo: Demo, generation: bool) -> str:
+        text = self.tokenizer.apply_chat_template(
+            messages,
+            tools=served_tools(demo.tools) or None,
+            chat_template=self.template,
+            add_generation_prompt=generation,
+            tokenize=False,
+            **demo.chat_template_kwargs,
+        )
+        assert isinstance(text, str)
+        return text
+
+    def render(self, demo: Demo) -> tuple[str, str]:
+        prompt = self._render(demo.messages, demo, generation=True)
+        history = self._render(demo.messages, demo, generation=False)
+        full = self._render([*demo.messages, _template_turn(demo.target)], demo, generation=False)
+        turn = full[len(history) :]
+        if not full.startswith(history) or not turn.startswith(ASSISTANT_OPENING):
+            raise DemoError("the chat template renders the assistant turn in an unexpected form")
+        answer = turn[len(ASSISTANT_OPENING) :]
+        if not demo.thinking:
+            return prompt, answer
+        reasoning = demo.target.get("reasoning_content") or ""
+        return prompt, reasoning + spark_format.THINK_END + answer
+
+
+def tokenizer_corpus(demos: Sequence[Demo]) -> Iterator[str]:
+    """Text to train the BPE on: what the demonstrations say, and the template's own words."""
+    yield chat_template_text()
+    if demos:
+        yield json.dumps(demos[0].tools, ensure_ascii=False)
+    for demo in demos:
+        for message in demo.messages:
+            yield str(message.get("content") or "")
+        yield json.dumps(demo.target, ensure_ascii=False)
+
+
+@dataclass(frozen=True)
+class Example:
+    """One tokenized demonstration: prompt tokens, then the completion's (the scored ones)."""
+
+    ids: list[int]
+    prompt_tokens: int
+
+    @property
+    def length(self) -> int:
+        return len(self.ids)
+
+
+_worker_renderer: ChatRenderer | None = None
+
+
+def _start_worker(tokenizer_dir: str) -> None:
+    global _worker_renderer
+    from transformers import AutoTokenizer
+
+    _worker_renderer = ChatRenderer(AutoTokenizer.from_pretrained(tokenizer_dir))
+
+
+def _encode_line(item: tuple[int, str]) -> Example:
+    assert _worker_renderer is not None
+    number, line = item
+    return encode(_worker_renderer, parse_demo(line, number))
+
+
+def encode(renderer: ChatRenderer, demo: Demo) -> Example:
+    """Prompt and completion are tokenized apart, as the server tokenizes a prompt and the
+    model then writes the completion token by token."""
+    prompt, completion = renderer.render(demo)
+    tokenizer = renderer.tokenizer
+    prompt_ids = tokenizer.encode(prompt, add_special_tokens=False)
+    completion_ids = tokenizer.encode(completion, add_special_tokens=False)
+    return Example(ids=prompt_ids + completion_ids, prompt_tokens=len(prompt_ids))
+
+
+def encode_lines(
+    tokenizer_dir: Path, lines: Sequence[str], workers: int | None = None
+) -> list[Example]:
+    """Every demonstration line tokenized with the tokenizer saved in `tokenizer_dir`."""
+    numbered = list(enumerate(lines, 1))
+    if workers is None:
+        workers = min(os.cpu_count() or 1, 16) if len(lines) >= _PARALLEL_FROM else 1
+    if workers <= 1:
+        _start_worker(str(tokenizer_dir))
+        return [_encode_line(item) for item in numbered]
+    with Pool(workers, initializer=_start_worker, initargs=(str(tokenizer_dir),)) as pool:
+        return pool.map(_encode_line, numbered, chunksize=256)

@@ -1,0 +1,147 @@
+"""`phone-agent train`: the trainable Spark2_5 module, the demonstration rendering, a CPU run."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("transformers")
+
+import torch
+from safetensors.torch import load_file
+from transformers import AutoTokenizer
+
+from evals.demos import export_demos, plan_demo_episodes
+from serving.checkpoint import SHAPES, SparkConfig, make_checkpoint, tensor_shapes
+from serving.reference_forward import spark_logits
+from serving.spark_format import BOS, EOS, split_tool_calls
+from serving.training.data import ChatRenderer, Demo
+from serving.training.model import load_checkpoint, parameter_count
+from serving.training.train import POLICY_SHAPE, TrainSettings, config_for, train
+from simulator.tasks import TASKS_BY_NAME
+from tests.cli_process import run_cli
+
+
+@pytest.fixture(scope="module")
+def tiny_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make_checkpoint(tmp_path_factory.mktemp("ckpt") / "tiny", "tiny", seed=3)
+
+
+@pytest.fixture(scope="module")
+def demos(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Real demonstrations: the oracle turning Wi-Fi on, in both thinking modes."""
+    path = tmp_path_factory.mktemp("demos") / "demos.jsonl"
+    task = TASKS_BY_NAME["SystemWifiTurnOn"]
+    episodes = plan_demo_episodes([task], [0], "on") + plan_demo_episodes([task], [1], "off")
+    summary = export_demos(episodes, path)
+    assert summary.written >= 4 and not summary.failed_episodes
+    return path
+
+
+def test_batched_module_matches_the_reference_forward(tiny_dir: Path) -> None:
+    config = SparkConfig.load(tiny_dir)
+    weights = load_file(str(tiny_dir / "model.safetensors"))
+    module = load_checkpoint(tiny_dir)
+    generator = torch.Generator().manual_seed(0)
+    # Both longer than the sliding window; the shorter one right-padded.
+    long, short = config.sliding_window * 3, config.sliding_window + 9
+    first = torch.randint(10, config.vocab_size, (long,), generator=generator)
+    second = torch.randint(10, config.vocab_size, (short,), generator=generator)
+    batch = torch.full((2, long), 2)
+    batch[0], batch[1, :short] = first, second
+    with torch.no_grad():
+        logits = module(batch)
+    torch.testing.assert_close(
+        logits[0], spark_logits(config, weights, first.tolist()), atol=2e-5, rtol=1e-4
+    )
+    torch.testing.assert_close(
+        logits[1, :short], spark_logits(config, weights, second.tolist()), atol=2e-5, rtol=1e-4
+    )
+
+
+def test_policy_shape_fits_every_weight_build_and_the_cpu_attention_kernel() -> None:
+    config = config_for(POLICY_SHAPE)
+    assert parameter_count(config) <= 16_000_000
+    for name, shape in tensor_shapes(config):
+        # g_proj has one row per head and stays unquantized in every build
+        if len(shape) == 2 and not name.endswith("g_proj.weight"):
+            assert all(size % 128 == 0 for size in shape), (name, shape)
+    assert config.layer_types == ["sliding_attention"] * 3 + ["full_attention"] + [
+        "sliding_attention"
+    ] * 3 + ["full_attention"]
+    assert config.sliding_window == 512 and config.tie_word_embeddings
+    attention = pytest.importorskip("vllm.v1.attention.backends.cpu_attn")
+    assert config.head_dim in attention.CPUAttentionBackend.get_supported_head_sizes()
+
+
+def test_completion_is_the_templates_assistant_turn(demos: Path, tiny_dir: Path) -> None:
+    renderer = ChatRenderer(AutoTokenizer.from_pretrained(str(tiny_dir)))
+    lines = [Demo.model_validate_json(line) for line in demos.read_text().splitlines()]
+    for demo in lines:
+        prompt, completion = renderer.render(demo)
+        call = demo.target["tool_calls"][0]["function"]
+        assert prompt.startswith(BOS + "<|System|>") and completion.endswith(EOS)
+        if demo.thinking:
+            assert prompt.endswith("<|Bot|><think>") and completion.startswith("</think>")
+        else:
+            assert prompt.endswith("<|Bot|></think>") and completion.startswith("<tool_call>")
+        # The serving parser reads back exactly the oracle's call from the completion.
+        schemas = {t["function"]["name"]: t["function"]["parameters"] for t in demo.tools}
+        calls, rest = split_tool_calls(completion.removesuffix(EOS), schemas)
+        assert rest.removeprefix("</think>") == ""
+        assert [(c.name, c.arguments) for c in calls] == [
+            (call["name"], json.loads(call["arguments"]))
+        ]
+        assert demo.messages[-1]["content"] in prompt
+
+
+def test_a_short_cpu_run_learns_repeats_and_writes_a_checkpoint(
+    demos: Path, tmp_path: Path
+) -> None:
+    # One demonstration a batch: real prompts are over a thousand tokens long.
+    settings = TrainSettings(
+        steps=6, seed=5, batch_tokens=1600, warmup_steps=1, learning_rate=4e-3, log_every=1
+    )
+    first = train(demos, tmp_path / "a", settings, shape=SHAPES["tiny"])
+    again = train(demos, tmp_path / "b", settings, shape=SHAPES["tiny"])
+    losses = [point.loss for point in first.losses]
+    assert sum(losses[-2:]) < sum(losses[:2]) - 1.0, losses
+    assert losses == [point.loss for point in again.losses]
+
+    out = tmp_path / "a"
+    assert {p.name for p in out.iterdir()} >= {
+        "config.json",
+        "generation_config.json",
+        "model.safetensors",
+        "tokenizer.json",
+        "tokenizer_config.json",
+        "chat_template.jinja",
+        "training_log.json",
+    }
+    config = SparkConfig.load(out)
+    written = {
+        name: tuple(t.shape) for name, t in load_file(str(out / "model.safetensors")).items()
+    }
+    assert written == dict(tensor_shapes(config))
+    tokenizer = AutoTokenizer.from_pretrained(str(out))
+    assert tokenizer.convert_tokens_to_ids([BOS, EOS, "<think>", "</think>"]) == [0, 1, 3, 4]
+    assert len(tokenizer.encode("<tool_call>", add_special_tokens=False)) == 1
+    assert json.loads((out / "training_log.json").read_text())["demonstrations"] >= 4
+
+
+def test_train_command_reports_bad_input_in_one_line(tmp_path: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    missing = run_cli("train", str(tmp_path / "none.jsonl"), "--out", str(tmp_path / "o"), env=env)
+    assert missing.returncode == 2
+    assert missing.stderr.strip().count("\n") == 0 and "none.jsonl" in missing.stderr
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text('{"messages": []}\n')
+    bad = run_cli("train", str(broken), "--out", str(tmp_path / "o2"), env=env)
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr
+    assert bad.stderr.strip().splitlines()[-1] == (
+        "error: demonstration 1: messages: List should have at least 1 item after validation, not 0"
+    )
