@@ -23,6 +23,7 @@ COMMAND_MODULES = (
     "serving.quantization.commands",
     "evals.commands",
     "evals.bench.commands",
+    "serving.training.commands",
 )
 
 
