@@ -18,6 +18,7 @@ from simulator.tasks import (
     messages,
     multi_app,
     settings,
+    tasks_app,
 )
 from simulator.tasks.base import (
     PlanStep,
@@ -47,6 +48,7 @@ APP_MODULES: tuple[ModuleType, ...] = (
     markor,
     files,
     expense,
+    tasks_app,
 )
 
 

@@ -1,0 +1,369 @@
+"""Tasks: to-dos added, completed and deleted, and AndroidWorld's questions about due dates,
+priorities and completed tasks."""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+from collections.abc import Callable
+
+from simulator.state import TASKS_APP
+from simulator.tasks.app_steps import TODAY, pick_date_steps, same_titles, spoken_date
+from simulator.tasks.base import (
+    Params,
+    PlanStep,
+    State,
+    Task,
+    done,
+    normalize_text,
+    open_app,
+    same_digits,
+    tap,
+    type_in,
+)
+
+TITLES = (
+    "Complete project proposal",
+    "Review code changes",
+    "Schedule team meeting",
+    "Submit expense report",
+    "Update website content",
+    "Review quarterly goals",
+    "Organize files and folders",
+    "Draft marketing email",
+    "Attend networking event",
+    "Prepare presentation for meeting",
+    "Call client for follow-up",
+    "Research market trends",
+    "Book flights for conference",
+    "Plan team outing",
+    "Renouveler le passeport",
+    "Comprar regalo para Ana",
+)
+NOTES = ("This task is important.", "Confirm meeting location.", "Check email for updates.")
+OTHER_PRIORITIES = ("none", "low", "medium")
+
+
+def _day(offset: int) -> str:
+    return (TODAY + dt.timedelta(days=offset)).isoformat()
+
+
+def _task(
+    title: str, due: str, priority: str = "none", completed: bool = False
+) -> dict[str, object]:
+    return {"title": title, "due": due, "priority": priority, "completed": completed}
+
+
+def _answer_for(day_offset_range: range) -> Callable[[random.Random], dict[str, object]]:
+    def sample(rng: random.Random) -> dict[str, object]:
+        offset = rng.choice(day_offset_range)
+        return {"due_iso": _day(offset), "date": spoken_date(TODAY + dt.timedelta(days=offset))}
+
+    return sample
+
+
+def _others_unchanged(state: State, p: Params) -> bool:
+    return all(_same_task(state, t) for t in p["tasks"] if t["title"] != p["title"])
+
+
+def _same_task(state: State, wanted: dict[str, object]) -> bool:
+    return any(
+        normalize_text(str(t["title"])) == normalize_text(str(wanted["title"]))
+        and t["due"] == wanted["due"]
+        and t["completed"] == wanted["completed"]
+        for t in state["todo_tasks"]
+    )
+
+
+def _one_of_many(rng: random.Random) -> Params:
+    titles = rng.sample(TITLES, 6)
+    tasks = [
+        _task(title, _day(rng.randrange(-2, 12)), rng.choice(OTHER_PRIORITIES)) for title in titles
+    ]
+    return {"tasks": tasks, "title": titles[0]}
+
+
+def _add(rng: random.Random) -> Params:
+    params = _one_of_many(rng)
+    title = params["title"]
+    offset = rng.randrange(1, 16)
+    day = TODAY + dt.timedelta(days=offset)
+    return {
+        "tasks": params["tasks"][1:],
+        "title": title,
+        "due_iso": day.isoformat(),
+        "date": spoken_date(day),
+        "priority": rng.choice(("high", "medium", "low")),
+    }
+
+
+def _added(state: State, p: Params) -> bool:
+    return any(
+        normalize_text(str(t["title"])) == normalize_text(p["title"])
+        and t["due"] == p["due_iso"]
+        and t["priority"] == p["priority"]
+        and not t["completed"]
+        for t in state["todo_tasks"]
+    )
+
+
+def _question(
+    build: Callable[[random.Random, str], tuple[list[dict[str, object]], list[str]]],
+    offsets: range,
+) -> Callable[[random.Random], Params]:
+    """A question about one day: `build` gives the tasks and the titles that answer it."""
+
+    def sample(rng: random.Random) -> Params:
+        day = _answer_for(offsets)(rng)
+        tasks, answer = build(rng, str(day["due_iso"]))
+        rng.shuffle(tasks)
+        return {**day, "tasks": tasks, "answer": answer}
+
+    return sample
+
+
+def _due_on(rng: random.Random, day: str) -> tuple[list[dict[str, object]], list[str]]:
+    titles = rng.sample(TITLES, 7)
+    answer = titles[:3]
+    tasks = [_task(t, day, rng.choice(OTHER_PRIORITIES)) for t in answer]
+    later = dt.date.fromisoformat(day) + dt.timedelta(days=1)
+    tasks += [
+        _task(t, (later + dt.timedelta(days=rng.randrange(0, 6))).isoformat()) for t in titles[3:]
+    ]
+    return tasks, answer
+
+
+def _high_due_on(rng: random.Random, day: str) -> tuple[list[dict[str, object]], list[str]]:
+    titles = rng.sample(TITLES, 6)
+    answer = titles[: rng.randrange(1, 3)]
+    other_day = (dt.date.fromisoformat(day) + dt.timedelta(days=2)).isoformat()
+    tasks = [_task(t, day, "high") for t in answer]
+    tasks += [_task(t, day, rng.choice(OTHER_PRIORITIES)) for t in titles[len(answer) : 4]]
+    tasks += [_task(t, other_day, "high") for t in titles[4:]]
+    return tasks, answer
+
+
+def _completed_on(rng: random.Random, day: str) -> tuple[list[dict[str, object]], list[str]]:
+    titles = rng.sample(TITLES, 7)
+    answer = titles[: rng.randrange(2, 4)]
+    other_day = (dt.date.fromisoformat(day) - dt.timedelta(days=1)).isoformat()
+    tasks = [_task(t, day, completed=True) for t in answer]
+    tasks += [_task(t, day) for t in titles[len(answer) : 5]]
+    tasks += [_task(t, other_day, completed=True) for t in titles[5:]]
+    return tasks, answer
+
+
+def _incomplete_by(rng: random.Random, day: str) -> tuple[list[dict[str, object]], list[str]]:
+    titles = rng.sample(TITLES, 7)
+    answer = titles[:3]
+    later = (dt.date.fromisoformat(day) + dt.timedelta(days=3)).isoformat()
+    tasks = [_task(t, day, rng.choice(OTHER_PRIORITIES)) for t in answer]
+    tasks += [_task(t, day, completed=True) for t in titles[3:5]]
+    tasks += [_task(t, later) for t in titles[5:]]
+    return tasks, answer
+
+
+def _high_priority(rng: random.Random) -> Params:
+    titles = rng.sample(TITLES, 7)
+    answer = titles[: rng.randrange(1, 4)]
+    tasks = [_task(t, _day(rng.randrange(0, 10)), "high") for t in answer]
+    tasks += [
+        _task(t, _day(rng.randrange(0, 10)), rng.choice(OTHER_PRIORITIES))
+        for t in titles[len(answer) :]
+    ]
+    rng.shuffle(tasks)
+    return {"tasks": tasks, "answer": answer}
+
+
+def _next_week(rng: random.Random) -> Params:
+    monday = TODAY + dt.timedelta(days=7 - TODAY.weekday())
+    titles = rng.sample(TITLES, 8)
+    count = rng.randrange(2, 6)
+    tasks = [
+        _task(t, (monday + dt.timedelta(days=rng.randrange(0, 7))).isoformat())
+        for t in titles[:count]
+    ]
+    tasks += [_task(t, _day(rng.choice((0, 1, 2, 3, 4, 14, 15, 20)))) for t in titles[count:]]
+    rng.shuffle(tasks)
+    return {"tasks": tasks, "count": count}
+
+
+def _answer_steps(p: Params, show_completed: bool = False) -> list[PlanStep]:
+    steps = [open_app("Tasks")]
+    if show_completed:
+        steps += [tap("More options"), tap("Show completed")]
+    return [*steps, done(answer=", ".join(p["answer"]))]
+
+
+def _titled(state: State, title: str) -> list[dict[str, object]]:
+    return [
+        t for t in state["todo_tasks"] if normalize_text(str(t["title"])) == normalize_text(title)
+    ]
+
+
+_TITLES_ONLY = "Answer with the titles only, separated by commas."
+
+TASKS: list[Task] = [
+    Task(
+        name="TasksAddTask",
+        app=TASKS_APP,
+        family="todo",
+        templates=(
+            "In the Tasks app, add a task {title} due {date} with {priority} priority.",
+            "Create a {priority} priority task called {title} in Tasks, due on {date}.",
+            "Add {title} to my to-dos in Tasks: due {date}, priority {priority}.",
+        ),
+        sample=_add,
+        setup=lambda p: {"todo_tasks": p["tasks"]},
+        plan=lambda p: [
+            open_app("Tasks"),
+            tap("New task"),
+            type_in(None, p["title"]),
+            tap("No due date"),
+            *pick_date_steps(dt.date.fromisoformat(p["due_iso"])),
+            tap(p["priority"].capitalize()),
+            tap("Save"),
+            done(),
+        ],
+        check=lambda s, p, a: _added(s, p) and len(s["todo_tasks"]) == len(p["tasks"]) + 1,
+        max_steps=12,
+    ),
+    Task(
+        name="TasksCompleteTask",
+        app=TASKS_APP,
+        family="todo",
+        templates=(
+            "Mark the task {title} as complete in the Tasks app.",
+            "I finished {title}: check it off in Tasks.",
+            "In Tasks, complete the to-do {title}.",
+        ),
+        sample=_one_of_many,
+        setup=lambda p: {"todo_tasks": p["tasks"]},
+        plan=lambda p: [open_app("Tasks"), tap("complete box", near=p["title"]), done()],
+        check=lambda s, p, a: (
+            all(t["completed"] for t in _titled(s, p["title"]))
+            and len(_titled(s, p["title"])) == 1
+            and _others_unchanged(s, p)
+        ),
+        max_steps=8,
+    ),
+    Task(
+        name="TasksDeleteTask",
+        app=TASKS_APP,
+        family="todo",
+        templates=(
+            "Delete the task {title} from the Tasks app.",
+            "Remove {title} from my to-do list in Tasks.",
+            "In Tasks, get rid of the task {title}.",
+        ),
+        sample=_one_of_many,
+        setup=lambda p: {"todo_tasks": p["tasks"]},
+        plan=lambda p: [
+            open_app("Tasks"),
+            tap(p["title"]),
+            tap("More options"),
+            tap("Delete task"),
+            tap("Delete"),
+            done(),
+        ],
+        check=lambda s, p, a: (
+            not _titled(s, p["title"])
+            and _others_unchanged(s, p)
+            and len(s["todo_tasks"]) == len(p["tasks"]) - 1
+        ),
+        max_steps=10,
+    ),
+    Task(
+        name="TasksDueOnDate",
+        app=TASKS_APP,
+        family="question",
+        templates=(
+            "What tasks do I have due {date} in Tasks app? " + _TITLES_ONLY,
+            "Which to-dos in the Tasks app are due on {date}? " + _TITLES_ONLY,
+            "List the tasks due {date} in Tasks. " + _TITLES_ONLY,
+        ),
+        sample=_question(_due_on, range(0, 12)),
+        setup=lambda p: {"todo_tasks": p["tasks"]},
+        plan=_answer_steps,
+        check=lambda s, p, a: same_titles(a, p["answer"]),
+        max_steps=8,
+    ),
+    Task(
+        name="TasksHighPriorityTasks",
+        app=TASKS_APP,
+        family="question",
+        templates=(
+            "What are my high priority tasks in Tasks app? " + _TITLES_ONLY,
+            "Which tasks in the Tasks app have high priority? " + _TITLES_ONLY,
+            "Name every high-priority to-do in Tasks. " + _TITLES_ONLY,
+        ),
+        sample=_high_priority,
+        setup=lambda p: {"todo_tasks": p["tasks"]},
+        plan=_answer_steps,
+        check=lambda s, p, a: same_titles(a, p["answer"]),
+        max_steps=16,
+    ),
+    Task(
+        name="TasksHighPriorityTasksDueOnDate",
+        app=TASKS_APP,
+        family="question",
+        templates=(
+            "Which tasks with high priority are due {date} in the Tasks app? " + _TITLES_ONLY,
+            "In Tasks, what high-priority to-dos fall due on {date}? " + _TITLES_ONLY,
+            "List the high priority tasks due {date} in Tasks. " + _TITLES_ONLY,
+        ),
+        sample=_question(_high_due_on, range(0, 10)),
+        setup=lambda p: {"todo_tasks": p["tasks"]},
+        plan=_answer_steps,
+        check=lambda s, p, a: same_titles(a, p["answer"]),
+        max_steps=16,
+    ),
+    Task(
+        name="TasksCompletedTasksForDate",
+        app=TASKS_APP,
+        family="question",
+        templates=(
+            "Which tasks have I completed for {date} in Tasks app? " + _TITLES_ONLY,
+            "In the Tasks app, which tasks due {date} are already done? " + _TITLES_ONLY,
+            "List the completed to-dos that were due {date} in Tasks. " + _TITLES_ONLY,
+        ),
+        sample=_question(_completed_on, range(-3, 3)),
+        setup=lambda p: {"todo_tasks": p["tasks"]},
+        plan=lambda p: _answer_steps(p, show_completed=True),
+        check=lambda s, p, a: same_titles(a, p["answer"]),
+        max_steps=10,
+    ),
+    Task(
+        name="TasksIncompleteTasksOnDate",
+        app=TASKS_APP,
+        family="question",
+        templates=(
+            "What incomplete tasks do I still have to do by {date} in Tasks app? " + _TITLES_ONLY,
+            "Which unfinished to-dos in Tasks are due by {date}? " + _TITLES_ONLY,
+            "List the tasks in Tasks that are not done yet and due by {date}. " + _TITLES_ONLY,
+        ),
+        sample=_question(_incomplete_by, range(0, 8)),
+        setup=lambda p: {"todo_tasks": p["tasks"]},
+        plan=_answer_steps,
+        check=lambda s, p, a: same_titles(a, p["answer"]),
+        max_steps=10,
+    ),
+    Task(
+        name="TasksDueNextWeek",
+        app=TASKS_APP,
+        family="question",
+        templates=(
+            "How many tasks do I have due next week in Tasks app? Assume the week starts from "
+            "Monday. Express your answer as a single integer.",
+            "In the Tasks app, count the to-dos due next week (Monday to Sunday). Answer with a "
+            "number.",
+            "How many tasks fall due next week, Monday through Sunday, in Tasks? Give a single "
+            "integer.",
+        ),
+        sample=_next_week,
+        setup=lambda p: {"todo_tasks": p["tasks"]},
+        plan=lambda p: [open_app("Tasks"), done(answer=str(p["count"]))],
+        check=lambda s, p, a: same_digits(a, str(p["count"])),
+        max_steps=8,
+    ),
+]
