@@ -39,7 +39,13 @@ from agent.guards import (
     Guards,
     PassThroughGuards,
 )
-from agent.model_client import DecisionRequest, ModelReply, Policy, PolicyError
+from agent.model_client import (
+    DecisionRequest,
+    ModelReply,
+    Policy,
+    PolicyError,
+    replace_lone_surrogates,
+)
 from agent.screen import Element, Screen, ScreenParseError
 from agent.toolparse import ParsedCall, parse_reply
 from agent.trajectory import (
@@ -234,6 +240,9 @@ class Stepper:
         self.steps = number
 
         parsed = parse_reply(reply.content, reply.reasoning, reply.tool_calls)
+        # JSON arguments may escape a lone surrogate ("\ud800"), which no device, terminal or
+        # trajectory file can take
+        parsed = ParsedCall.model_validate(replace_lone_surrogates(parsed.model_dump()))
         action, target, problem = _resolve(parsed, screen)
         if action is None:
             decision = self.guards.bad_call(problem)
@@ -309,6 +318,8 @@ def run_episode(
 
     `confirm` asks a person about risky actions; None means nobody can be asked (they are
     refused and the model is told). Ctrl-C ends the episode as `aborted`, trajectory complete.
+    An unexpected exception also gets the trajectory its `end` record (`aborted`, with the
+    error as detail) before it propagates.
     """
     started = clock()
     with TrajectoryWriter(trajectory_path) as writer:
@@ -333,10 +344,14 @@ def run_episode(
             sleep=sleep,
             started=started,
         )
+        failure: Exception | None = None
         try:
             stop = episode.run()
         except KeyboardInterrupt:
             stop = _Stop("aborted", "interrupted by the user (Ctrl-C)")
+        except Exception as exc:
+            failure = exc
+            stop = _Stop("aborted", f"internal error: {type(exc).__name__}: {exc}")
         device_state = _device_state(device)
         writer.write(
             EndRecord(
@@ -349,6 +364,8 @@ def run_episode(
                 duration_s=round(clock() - started, 3),
             )
         )
+    if failure is not None:
+        raise failure
     return EpisodeResult(
         stop_reason=stop.reason,
         steps=episode.steps,

@@ -19,18 +19,27 @@ the block itself and lets the model answer:
    the reasoning that was cut.
 
 ModelReply.path records which of `chat`, `continuation` or `thinking_off` produced the reply.
+
+Whatever the server sends is checked before use: each body is decoded as UTF-8 JSON (bytes
+that are not UTF-8, and lone surrogates such as `\\ud800`, become U+FFFD) and validated against
+the few fields the agent reads. A body that fails (not JSON, `null`, no choices, a `message`
+that is `null`...) counts as a failed attempt like an HTTP 5xx, a timeout or a connection that
+breaks off: it is retried with backoff, and after the last retry the policy fails with
+ModelCallError, which the loop turns into the stop reason `model_error`.
 """
 
 from __future__ import annotations
 
+import json
 import re
+import socket
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
 import openai
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agent.toolparse import parse_reply
 
@@ -58,6 +67,10 @@ class ModelServerUnavailable(PolicyError):
 
 class ModelCallError(PolicyError):
     """The server answered, but not with a usable reply (after the allowed retries)."""
+
+
+class UnusableReply(Exception):
+    """A body that is not the JSON the endpoint promises; the message says what is wrong."""
 
 
 @dataclass(frozen=True)
@@ -139,7 +152,10 @@ class ModelClient:
         """The served model's name (asked of the server once when not configured)."""
         if self._model is None:
             # at start-up a refused connection means no server: say so at once
-            models, _ = self._call(lambda: self._openai.models.list(), retry_refused=False)
+            models, _ = self._call(
+                lambda: _read(self._openai.models.with_raw_response.list().content, _ModelList),
+                retry_refused=False,
+            )
             names = [model.id for model in models.data]
             if not names:
                 raise ModelCallError(f"the model server at {self.settings.base_url} lists no model")
@@ -184,27 +200,28 @@ class ModelClient:
         settings = self.settings
         model = self.model_name()
         completion, attempts = self._call(
-            lambda: self._openai.chat.completions.create(
-                model=model,
-                messages=messages,  # type: ignore[arg-type]
-                tools=request.tools,  # type: ignore[arg-type]
-                tool_choice=settings.tool_choice,
-                temperature=settings.temperature,
-                top_p=settings.top_p,
-                max_tokens=max_tokens,
-                extra_body={"chat_template_kwargs": {"enable_thinking": thinking}},
+            lambda: _read(
+                self._openai.chat.completions.with_raw_response.create(
+                    model=model,
+                    messages=messages,  # type: ignore[arg-type]
+                    tools=request.tools,  # type: ignore[arg-type]
+                    tool_choice=settings.tool_choice,
+                    temperature=settings.temperature,
+                    top_p=settings.top_p,
+                    max_tokens=max_tokens,
+                    extra_body={"chat_template_kwargs": {"enable_thinking": thinking}},
+                ).content,
+                _ChatCompletion,
             )
         )
-        if not completion.choices:
-            raise ModelCallError("the model server returned no choices")
         choice = completion.choices[0]
-        message = choice.message.model_dump()
+        message = choice.message
         usage = completion.usage
         return ModelReply(
-            content=message.get("content"),
+            content=message.content,
             # vLLM names the field `reasoning_content` (older) or `reasoning` (newer)
-            reasoning=message.get("reasoning_content") or message.get("reasoning"),
-            tool_calls=[_openai_call(call) for call in message.get("tool_calls") or []],
+            reasoning=message.reasoning_content or message.reasoning,
+            tool_calls=[call.as_openai() for call in message.tool_calls or []],
             finish_reason=choice.finish_reason,
             prompt_tokens=usage.prompt_tokens if usage else None,
             completion_tokens=usage.completion_tokens if usage else None,
@@ -232,18 +249,19 @@ class ModelClient:
                 {"model": model, "prompt": f"{partial}</think>", "add_special_tokens": False},
             )
             completion, attempts = self._call(
-                lambda: self._openai.completions.create(
-                    model=model,
-                    prompt=prompt,
-                    max_tokens=self.settings.answer_tokens,
-                    temperature=self.settings.temperature,
-                    top_p=self.settings.top_p,
-                    extra_body={"skip_special_tokens": False},
+                lambda: _read(
+                    self._openai.completions.with_raw_response.create(
+                        model=model,
+                        prompt=prompt,
+                        max_tokens=self.settings.answer_tokens,
+                        temperature=self.settings.temperature,
+                        top_p=self.settings.top_p,
+                        extra_body={"skip_special_tokens": False},
+                    ).content,
+                    _TextCompletion,
                 )
             )
         except ModelCallError:
-            return None
-        if not completion.choices:
             return None
         text = completion.choices[0].text
         if parse_reply(text, None, None).name is None:
@@ -261,14 +279,14 @@ class ModelClient:
 
     def _tokenize(self, url: str, body: dict[str, Any]) -> list[int]:
         # an absolute URL: vLLM serves /tokenize beside /v1, not under it
-        answer, _ = self._call(lambda: self._openai.post(url, cast_to=object, body=body))
-        tokens = answer.get("tokens") if isinstance(answer, dict) else None
-        if not isinstance(tokens, list):
-            raise ModelCallError(f"{url} returned no tokens")
-        return [int(token) for token in tokens]
+        answer, _ = self._call(
+            lambda: _read(self._openai.post(url, cast_to=str, body=body), _Tokens)
+        )
+        return answer.tokens
 
     def _call(self, send: Callable[[], T], *, retry_refused: bool = True) -> tuple[T, int]:
-        """Send with bounded retries and exponential backoff on connection errors and 5xx."""
+        """Send with bounded retries and exponential backoff on connection errors, timeouts,
+        5xx and unusable replies."""
         attempts = self.settings.retries + 1
         last_error = ""
         only_refused = True
@@ -278,10 +296,14 @@ class ModelClient:
             except openai.APITimeoutError:
                 only_refused = False
                 last_error = f"no answer within {self.settings.timeout_s:g} s"
-            except openai.APIConnectionError:
-                if not retry_refused and only_refused:
+            except openai.APIConnectionError as exc:
+                if not _refused(exc):
+                    only_refused = False
+                    last_error = "the connection broke off"
+                elif not retry_refused and only_refused:
                     raise ModelServerUnavailable(self.settings.base_url) from None
-                last_error = "connection failed"
+                else:
+                    last_error = "connection refused"
             except openai.APIStatusError as exc:
                 if exc.status_code < 500:
                     raise ModelCallError(
@@ -290,6 +312,9 @@ class ModelClient:
                     ) from exc
                 only_refused = False
                 last_error = f"HTTP {exc.status_code}"
+            except UnusableReply as exc:
+                only_refused = False
+                last_error = f"unusable reply: {exc}"
             if attempt < attempts:
                 self._sleep(self.settings.backoff_s * 2 ** (attempt - 1))
         if only_refused:
@@ -336,13 +361,120 @@ def summarize_reasoning(reasoning: str, max_chars: int = 200) -> str:
     return tail or "…" + text[-(max_chars - 1) :]
 
 
-def _openai_call(call: dict[str, Any]) -> dict[str, Any]:
-    function = call.get("function") or {}
-    return {
-        "id": call.get("id"),
-        "type": "function",
-        "function": {"name": function.get("name"), "arguments": function.get("arguments")},
-    }
+# --- what the server's bodies must hold (only the fields the agent reads) --------------------
+
+
+class _Function(BaseModel):
+    name: str | None = None
+    arguments: Any = None  # a JSON string by the spec; some servers send the object itself
+
+
+class _ToolCall(BaseModel):
+    id: str | None = None
+    function: _Function = Field(default_factory=_Function)
+
+    def as_openai(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "type": "function",
+            "function": {"name": self.function.name, "arguments": self.function.arguments},
+        }
+
+
+class _Message(BaseModel):
+    content: str | None = None
+    reasoning_content: str | None = None
+    reasoning: str | None = None
+    tool_calls: list[_ToolCall] | None = None
+
+
+class _Usage(BaseModel):
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+
+
+class _ChatChoice(BaseModel):
+    message: _Message
+    finish_reason: str | None = None
+
+
+class _ChatCompletion(BaseModel):
+    choices: list[_ChatChoice] = Field(min_length=1)
+    usage: _Usage | None = None
+
+
+class _TextChoice(BaseModel):
+    text: str
+    finish_reason: str | None = None
+
+
+class _TextCompletion(BaseModel):
+    choices: list[_TextChoice] = Field(min_length=1)
+    usage: _Usage | None = None
+
+
+class _Tokens(BaseModel):
+    tokens: list[int]
+
+
+class _Model(BaseModel):
+    id: str
+
+
+class _ModelList(BaseModel):
+    data: list[_Model]
+
+
+Wire = TypeVar("Wire", bound=BaseModel)
+_LONE_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+def _read(body: bytes | str, shape: type[Wire]) -> Wire:
+    """A response body as `shape`, or UnusableReply saying why it is not one."""
+    text = body.decode("utf-8", "replace") if isinstance(body, bytes) else body
+    try:
+        return shape.model_validate(replace_lone_surrogates(json.loads(text)))
+    except json.JSONDecodeError as exc:
+        raise UnusableReply(f"not JSON ({exc.msg} at character {exc.pos})") from None
+    except RecursionError:
+        raise UnusableReply("JSON nested too deeply") from None
+    except ValidationError as exc:
+        problem = exc.errors(include_url=False)[0]
+        where = ".".join(str(part) for part in problem["loc"]) or "the body"
+        if problem["type"] == "model_type":
+            shown = json.dumps(problem["input"], ensure_ascii=False)
+            what = f"should be an object, not {shown[:40]}"
+        else:
+            what = problem["msg"].lower()
+        raise UnusableReply(f"{where} {what}") from None
+
+
+def replace_lone_surrogates(value: Any) -> Any:
+    """`value` with every lone surrogate in its strings replaced by U+FFFD: JSON may escape
+    one (`"\\ud800"`), but it cannot be written as UTF-8 (trajectory, terminal, next request)."""
+    if isinstance(value, str):
+        return _LONE_SURROGATE.sub("\ufffd", value)
+    if isinstance(value, list):
+        return [replace_lone_surrogates(item) for item in value]
+    if isinstance(value, dict):
+        return {
+            replace_lone_surrogates(key): replace_lone_surrogates(item)
+            for key, item in value.items()
+        }
+    return value
+
+
+def _refused(error: BaseException) -> bool:
+    """Whether a connection error means nobody listens there (refused, or no such host),
+    rather than a server that answered and then broke the connection off."""
+    cause: BaseException | None = error
+    seen: set[int] = set()
+    while cause is not None and id(cause) not in seen:
+        if isinstance(cause, ConnectionRefusedError | socket.gaierror):
+            return True
+        seen.add(id(cause))
+        cause = cause.__cause__ or cause.__context__
+    return False
 
 
 def _first_line(text: str) -> str:
@@ -360,5 +492,7 @@ __all__ = [
     "ModelServerUnavailable",
     "Policy",
     "PolicyError",
+    "UnusableReply",
+    "replace_lone_surrogates",
     "summarize_reasoning",
 ]

@@ -5,6 +5,11 @@ It serves `GET /v1/models`, `POST /v1/chat/completions`, `POST /v1/completions` 
 it received so tests can assert on prompts. A script is a list of `Scripted` replies, one per
 request, or a function of the request body (for policies that react to the screen).
 
+A scripted answer may also misbehave the way a broken or hostile server does: any raw body with
+any status (`body_of`), a pause before answering (`hang`), a reply cut off after some bytes of
+its body, with or without a pause first (`cut_off`), or a connection closed without an answer
+(`hang_up`).
+
 `/tokenize` uses a toy tokenizer, one token per character (its code point), so a test can turn
 a completions prompt back into text; chat messages render in a Spark-like frame ending with
 `<|Bot|><think>` (or `</think>` with thinking off).
@@ -17,7 +22,7 @@ import re
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -32,6 +37,12 @@ class Scripted:
     finish_reason: str = "stop"
     status: int = 200
     hang_s: float = 0.0  # sleep this long before answering (a client timeout fires first)
+    body: bytes | None = None  # sent as is, with `status`, instead of a rendered reply
+    content_type: str = "application/json"
+    # send the headers and only this many bytes of the body, wait `stall_s`, then hang up
+    cut_body_after: int | None = None
+    stall_s: float = 0.0
+    no_response: bool = False  # hang up without sending a byte
 
 
 def call(tool: str, /, **arguments: Any) -> Scripted:
@@ -49,6 +60,25 @@ def error(status: int = 500) -> Scripted:
 
 def hang(seconds: float) -> Scripted:
     return Scripted(hang_s=seconds)
+
+
+def body_of(
+    data: bytes | str, status: int = 200, content_type: str = "application/json"
+) -> Scripted:
+    """An answer whose body is `data`, byte for byte, whatever the request was."""
+    raw_body = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+    return Scripted(status=status, body=raw_body, content_type=content_type)
+
+
+def cut_off(reply: Scripted, after_bytes: int, stall_s: float = 0.0) -> Scripted:
+    """`reply`, promised whole by its Content-Length but cut after `after_bytes` of its body
+    (after a pause of `stall_s`, which a client's read timeout may end first)."""
+    return replace(reply, cut_body_after=after_bytes, stall_s=stall_s)
+
+
+def hang_up() -> Scripted:
+    """The connection closes as soon as the request has been read."""
+    return Scripted(no_response=True)
 
 
 Script = list[Scripted] | Callable[[dict[str, Any]], Scripted]
@@ -125,8 +155,10 @@ class ScriptedServer:
         *,
         model: str = "scripted-model",
         tokenize: bool = True,
+        models: Scripted | None = None,
     ) -> None:
         self.model = model
+        self._models = models  # a misbehaving answer to `GET /v1/models` (body_of, hang_up...)
         self.requests: list[Request] = []
         self._scripts: dict[str, Script] = {"chat": chat, "completions": completions or []}
         self._positions = {"chat": 0, "completions": 0}
@@ -180,7 +212,9 @@ class ScriptedServer:
                 """Keep test output quiet."""
 
             def do_GET(self) -> None:
-                if self.path.rstrip("/") == "/v1/models":
+                if self.path.rstrip("/") == "/v1/models" and server._models is not None:
+                    self._reply(server._models, lambda scripted, model: {}, {})
+                elif self.path.rstrip("/") == "/v1/models":
                     self._send(200, {"object": "list", "data": [_model(server.model)]})
                 else:
                     self._send(404, {"error": {"message": f"no route {self.path}"}})
@@ -211,20 +245,48 @@ class ScriptedServer:
             ) -> None:
                 if scripted.hang_s and server._stopping.wait(scripted.hang_s):
                     return
-                if scripted.status != 200:
-                    message = scripted.content or "scripted failure"
-                    self._send(scripted.status, {"error": {"message": message}})
+                if scripted.no_response:
+                    self.close_connection = True
                     return
-                self._send(200, render(scripted, str(body.get("model"))))
+                if scripted.body is not None:
+                    data = scripted.body
+                elif scripted.status != 200:
+                    message = scripted.content or "scripted failure"
+                    data = json.dumps({"error": {"message": message}}).encode()
+                else:
+                    data = json.dumps(render(scripted, str(body.get("model")))).encode()
+                self._send_bytes(
+                    scripted.status,
+                    data,
+                    scripted.content_type,
+                    cut_after=scripted.cut_body_after,
+                    stall_s=scripted.stall_s,
+                )
 
             def _send(self, status: int, payload: dict[str, Any]) -> None:
-                data = json.dumps(payload).encode()
+                self._send_bytes(status, json.dumps(payload).encode(), "application/json")
+
+            def _send_bytes(
+                self,
+                status: int,
+                data: bytes,
+                content_type: str,
+                *,
+                cut_after: int | None = None,
+                stall_s: float = 0.0,
+            ) -> None:
                 try:
                     self.send_response(status)
-                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Type", content_type)
                     self.send_header("Content-Length", str(len(data)))
                     self.end_headers()
-                    self.wfile.write(data)
+                    if cut_after is None:
+                        self.wfile.write(data)
+                        return
+                    self.wfile.write(data[:cut_after])
+                    self.wfile.flush()
+                    self.close_connection = True
+                    server._stopping.wait(stall_s)
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up waiting (a timeout test)
 
