@@ -3,6 +3,12 @@
 Element indices become coordinates here: taps go to the element's centre; swipes run inside the
 element's bounds (or the middle of the screen) in the direction the finger moves, which is the
 way the content moves (`up` brings what is further down into view).
+
+Typed text is read back: after typing, before any Enter, the screen must show a focused text
+field (or a keyboard). Without one the text went nowhere, as when `type_text` names a button
+whose tap opens a page with a field that is not focused; the execution then says so instead of
+passing for done. A device that reads the field's contents back itself (ADB) also catches text
+that reached the field only in part.
 """
 
 from __future__ import annotations
@@ -23,8 +29,8 @@ from agent.actions import (
     Wait,
     tool_name,
 )
-from agent.screen import Screen
-from devices.base import Device
+from agent.screen import Screen, ScreenParseError
+from devices.base import Device, DeviceError, InputNotApplied, RecoverableDeviceError
 
 # Fractions of the region a swipe starts and ends at: far enough to scroll most of a page,
 # inside enough to miss the status bar, the navigation bar and an edge-swipe back gesture.
@@ -38,6 +44,9 @@ class Execution:
 
     device_calls: list[str] = field(default_factory=list)
     package: str | None = None  # what open_app started
+    # why the action did not take effect although the device is fine (an app that is not
+    # installed, text that reached no field): the model may correct it
+    error: str | None = None
 
 
 def execute(
@@ -49,9 +58,25 @@ def execute(
 ) -> Execution:
     """Run `action` on `device`. Indices must exist on `screen` (the loop checks them first).
 
-    DeviceError propagates: the loop ends the episode with `device_error`.
+    A RecoverableDeviceError ends the action early and is returned as `Execution.error`, with
+    the calls made until then; any other DeviceError propagates (the loop ends the episode
+    with `device_error`).
     """
     done = Execution()
+    try:
+        _run(action, screen, device, done, sleep)
+    except RecoverableDeviceError as exc:
+        done.error = str(exc)
+    return done
+
+
+def _run(
+    action: Action,
+    screen: Screen,
+    device: Device,
+    done: Execution,
+    sleep: Callable[[float], None],
+) -> None:
     if isinstance(action, Tap):
         x, y = screen.element(action.index).center
         device.tap(x, y)
@@ -72,6 +97,7 @@ def execute(
             done.device_calls.append("clear_text()")
         device.type_text(action.text)
         done.device_calls.append(f"type_text({len(action.text)} chars)")
+        _read_back_focus(device, action.text)
         if action.submit:
             device.press_key("enter")
             done.device_calls.append("press_key(enter)")
@@ -95,7 +121,23 @@ def execute(
         done.device_calls.append(f"wait({action.seconds:g})")
     elif not isinstance(action, TaskComplete):
         raise TypeError(f"no executor for action {tool_name(action)!r}")
-    return done
+
+
+def _read_back_focus(device: Device, text: str) -> None:
+    """InputNotApplied when the screen after typing `text` has no field it can have gone to."""
+    try:
+        after = Screen.parse(device.dump_xml())
+    except (ScreenParseError, DeviceError):
+        # no verdict without a screen; the loop reads it again next and reports a phone gone
+        return
+    if after.keyboard or any(
+        element.role == "input" and element.focused for element in after.elements
+    ):
+        return
+    raise InputNotApplied(
+        f"typed {text!r}, but no text field has focus, so the text went nowhere; "
+        "tap the field first (the screen may have changed)"
+    )
 
 
 def swipe_path(region: tuple[int, int, int, int], direction: str) -> tuple[int, int, int, int]:

@@ -30,7 +30,7 @@ from agent.actions import (
     tools_schema,
     validate_call,
 )
-from agent.execute import Execution, execute
+from agent.execute import execute
 from agent.guards import (
     DEFAULT_TAP_RUN,
     Confirm,
@@ -62,7 +62,7 @@ from agent.trajectory import (
     TrajectoryWriter,
     now_iso,
 )
-from devices.base import Device, DeviceError, InputNotApplied
+from devices.base import Device, DeviceError
 
 __all__ = [
     "DecisionRequest",
@@ -415,14 +415,14 @@ class _Episode:
         action = turn.action_to_run
         if action is not None:
             device_started = self.clock()
-            input_error: str | None = None
             try:
-                try:
-                    execution = execute(action, screen, self.device, sleep=self.sleep)
-                except InputNotApplied as exc:
-                    # the phone is fine, the input just did not land: the model may retry
-                    execution, input_error = Execution(), str(exc)
-                    self.stepper.tell(f"{prompt.describe_action(action, screen)}: {exc}")
+                execution = execute(action, screen, self.device, sleep=self.sleep)
+                if execution.error is not None:
+                    # the phone is fine, the action just did not take effect: the model may
+                    # correct it, and the guards judge the screen after it as for any action
+                    self.stepper.tell(
+                        f"{prompt.describe_action(action, screen)}: {execution.error}"
+                    )
                 if self.settings.settle_s:
                     self.sleep(self.settings.settle_s)
                 after = self._observe()
@@ -434,7 +434,7 @@ class _Episode:
                 result = ResultRecord(
                     executed=True,
                     device_calls=execution.device_calls,
-                    error=input_error,
+                    error=execution.error,
                     changed=effect.changed,
                     no_op=effect.no_op,
                     app=after.app,

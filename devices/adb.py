@@ -11,7 +11,8 @@ What it does about the ways ADB agents fail:
 - Nothing the model produces reaches the device shell unquoted: every argument goes through
   `shlex.quote`. Text goes through `input text` (ASCII, spaces as `%s`, see devices.adb_text)
   or, for anything else, the ADB Keyboard input method (base64 broadcast), switching to it and
-  back. Typed text is read back from the screen; a mismatch raises TextEntryError.
+  back. Typed text is read back from the screen; a mismatch, or no focused field to read it
+  from, raises TextEntryError.
 - Lost connections and timeouts become DeviceError with the phone's serial in the message.
 """
 
@@ -39,7 +40,7 @@ from devices.adb_text import (
     input_text_chunks,
     typeable_by_input_text,
 )
-from devices.base import KEYCODES, DeviceError, InputNotApplied
+from devices.base import KEYCODES, AppNotFound, DeviceError, InputNotApplied
 
 ADB_KEYBOARD_IME = "com.android.adbkeyboard/.AdbIME"
 ADB_KEYBOARD_HELP = (
@@ -355,22 +356,25 @@ class AdbDevice:
         return focused_field(self.dump_xml())
 
     def _verify_typed(self, text: str) -> None:
-        shown = ""
+        field: FieldReading | None = None
         for attempt in range(2):
             if attempt:
                 self._sleep(0.5)  # the accessibility tree may lag the keystrokes
             field = self._focused_field()
-            if field is None or field.password:
-                return  # nothing to read back: no field in the dump, or a masked one
+            if field is None:
+                continue
+            if field.password:
+                return  # a masked field cannot be read back
             if text in field.text or (text.strip() and text.strip() in field.text):
                 return  # fields may trim what they show, never drop what was typed
-            shown = field.text
-        raise TextEntryError(f"typed {text!r} but the focused field reads {shown!r}")
+        if field is None:
+            raise TextEntryError(f"typed {text!r}, but no text field has focus: it went nowhere")
+        raise TextEntryError(f"typed {text!r} but the focused field reads {field.text!r}")
 
     def clear_text(self) -> None:
         field = self._focused_field()
         if field is None:
-            raise DeviceError("no text field has focus: tap the field before clearing it")
+            raise TextEntryError("no text field has focus: tap the field before clearing it")
         if field.looks_empty:
             return
         for strategy in (self._delete_backwards, self._select_all_and_delete):
@@ -439,7 +443,7 @@ class AdbDevice:
         if not started:
             result = self.shell(["monkey", "-p", package, "-c", LAUNCHER_CATEGORY, "1"])
             if "No activities found" in result.output or result.status != 0:
-                raise DeviceError(f"{package} has no launcher activity on {self.serial}")
+                raise AppNotFound(f"{package} has no launcher activity on {self.serial}")
         for _ in range(10):  # the window changes a moment after the start request returns
             if self.foreground_app() == package:
                 break

@@ -5,15 +5,17 @@ paths and label *resource ids*, never the text under the icon. So a label is mat
 the words of each package name and of its APK's folder (system apps live in folders such as
 `/product/app/Chrome/`), with a short table for well-known apps whose package says something
 else (Play Store is `com.android.vending`). A package name always works; a label that matches
-nothing, or several apps equally well, is an error that says what to pass instead.
+nothing, or several apps equally well, is an AppNotFound error that says what to pass
+instead, naming the installed packages closest to what was asked for.
 """
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Mapping
 
-from devices.base import DeviceError
+from devices.base import AppNotFound
 
 PACKAGE_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)+")
 
@@ -88,7 +90,7 @@ def _rank(label: str, package: str, apk_path: str | None) -> int:
 def resolve_package(name: str, packages: Mapping[str, str | None]) -> str:
     """The package a name (package or launcher label) means, among `packages` (name -> APK path).
 
-    Raises DeviceError when nothing matches or several packages match equally well.
+    Raises AppNotFound when nothing matches or several packages match equally well.
     """
     name = name.strip()
     if name in packages:
@@ -97,16 +99,47 @@ def resolve_package(name: str, packages: Mapping[str, str | None]) -> str:
     if name.lower() in by_lower:
         return by_lower[name.lower()]
     if PACKAGE_NAME.fullmatch(name):
-        raise DeviceError(f"package {name} is not installed on the phone")
+        close = _closest(name, packages)
+        hint = f"; did you mean {_either(close)}?" if close else ""
+        raise AppNotFound(f"package {name} is not installed on the phone{hint}")
     ranks = {package: _rank(name, package, apk_path) for package, apk_path in packages.items()}
     best = max(ranks.values(), default=0)
     if best == 0:
-        raise DeviceError(
-            f"no installed app matches {name!r}; pass its package name "
-            "(`adb shell pm list packages` lists them)"
-        )
+        close = _closest(name, packages)
+        advice = f"did you mean {_either(close)}?" if close else "name an installed app"
+        raise AppNotFound(f"no installed app matches {name!r}; {advice}")
     winners = sorted(package for package, rank in ranks.items() if rank == best)
     if len(winners) > 1:
         choices = ", ".join(winners[:6])
-        raise DeviceError(f"{name!r} could be any of {choices}; pass the package name")
+        raise AppNotFound(f"{name!r} could be any of {choices}; pass the package name")
     return winners[0]
+
+
+def _closest(name: str, packages: Mapping[str, str | None], limit: int = 3) -> list[str]:
+    """The packages whose name, words or well-known label are closest to `name` (a misspelt
+    label, or a package name with a typo), closest first; none when nothing is close."""
+    if PACKAGE_NAME.fullmatch(name):
+        wanted, cutoff = name.lower(), 0.9
+        spellings = {package: {package.lower()} for package in packages}
+    else:
+        wanted, cutoff = "".join(_words(name)), 0.75
+        spellings = {}
+        for package, apk_path in packages.items():
+            words = _package_words(package, apk_path)
+            labels = {
+                label.replace(" ", "")
+                for label, aliases in _LABEL_WORDS.items()
+                if any(alias in words for alias in aliases)
+            }
+            spellings[package] = words | labels
+    closeness = {
+        package: max(difflib.SequenceMatcher(None, wanted, spelling).ratio() for spelling in found)
+        for package, found in spellings.items()
+        if found
+    }
+    close = [package for package, ratio in closeness.items() if ratio >= cutoff]
+    return sorted(close, key=lambda package: (-closeness[package], package))[:limit]
+
+
+def _either(choices: list[str]) -> str:
+    return choices[0] if len(choices) == 1 else f"{', '.join(choices[:-1])} or {choices[-1]}"

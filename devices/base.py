@@ -13,10 +13,20 @@ class DeviceError(Exception):
     """A device could not do what was asked; the message is one line meant for a user."""
 
 
-class InputNotApplied(DeviceError):
-    """The device took the input but the screen does not show its effect (typed text missing
-    from the field, a field that would not clear). The device is still usable, so a caller
+class RecoverableDeviceError(DeviceError):
+    """One request did not take effect, but the device is fine and still usable, so a caller
     may report it and go on rather than give up."""
+
+
+class InputNotApplied(RecoverableDeviceError):
+    """The device took the input but the screen does not show its effect (typed text missing
+    from the field, text typed with no field focused, a field that would not clear)."""
+
+
+class AppNotFound(RecoverableDeviceError):
+    """No app on the device can be started under the name given: nothing matches, several
+    match equally well, or the match has no launcher activity. The message says what would
+    work (close names, or that a package name is needed)."""
 
 
 # Key names the rest of the project may use, with their Android key codes.

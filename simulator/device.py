@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from devices.base import KEYCODES, DeviceError
+from devices.base import KEYCODES, AppNotFound, DeviceError
 from simulator.apps import APPS
 from simulator.apps.launcher import OverviewPage
 from simulator.apps.system import BatteryWarningDialog, RateAppDialog
@@ -249,7 +249,7 @@ class Simulator:
         close = difflib.get_close_matches(wanted, names, n=3, cutoff=0.5)
         close += [n for n in names if wanted.casefold() in n.casefold() and n not in close]
         hint = f"; did you mean {', '.join(repr(c) for c in close[:3])}?" if close else ""
-        raise DeviceError(f"no app named {name!r} is installed{hint}")
+        raise AppNotFound(f"no app named {name!r} is installed{hint}")
 
     def _launch(self, package: str) -> None:
         if package not in self._phone.apps:

@@ -285,9 +285,12 @@ def test_non_ascii_without_adb_keyboard_says_how_to_install_it() -> None:
     phone = Simulator(adb_keyboard=False, state={"permission_prompts": []})
     with AdbServer([phone]) as server:
         device = AdbDevice(host="127.0.0.1", port=server.port, sleep=Sleeps())
+        device.open_app("Messages")
+        device.tap(*center_of(device.dump_xml(), "Start chat"))
         with pytest.raises(DeviceError, match=r"install ADB Keyboard.*adb install ADBKeyBoard.apk"):
             device.type_text("Grüße")
         device.type_text("plain ascii still works")
+        assert field_text(device) == "plain ascii still works"
 
 
 def test_a_field_that_drops_text_is_reported() -> None:

@@ -10,8 +10,22 @@ from agent.screen import Screen
 from tests.fake_device import FakePhone
 
 
-def settings() -> tuple[FakePhone, Screen]:
-    phone = FakePhone()
+class FieldPhone(FakePhone):
+    """The fake phone with a focused text field at the bottom of the screen, below the rows."""
+
+    def dump_xml(self) -> str:
+        field = (
+            '<node index="0" text="" resource-id="" class="android.widget.EditText" '
+            'package="com.android.settings" content-desc="" checkable="false" checked="false" '
+            'clickable="true" enabled="true" focusable="true" focused="true" scrollable="false" '
+            'long-clickable="false" password="false" selected="false" '
+            'bounds="[40,2000][1040,2150]" />'
+        )
+        return super().dump_xml().replace("</node></hierarchy>", field + "</node></hierarchy>")
+
+
+def settings(phone: FakePhone | None = None) -> tuple[FakePhone, Screen]:
+    phone = phone or FakePhone()
     screen = Screen.parse(phone.dump_xml())
     phone.calls.clear()
     return phone, screen
@@ -48,20 +62,27 @@ def test_element_swipes_stay_inside_its_bounds() -> None:
     assert 300 < y2 < y1 < 480
 
 
-def test_typing_focuses_clears_types_and_submits_in_order() -> None:
-    phone, screen = settings()
+def test_typing_focuses_clears_types_reads_back_and_submits_in_order() -> None:
+    phone, screen = settings(FieldPhone())
     done = execute(
         TypeText(text="héllo; rm -rf /", index=3, clear=True, submit=True), screen, phone
     )
-    assert phone.calls == ["tap(540, 570)", "clear_text", "type_text", "press_key(enter)"]
+    assert phone.calls == [
+        "tap(540, 570)",
+        "clear_text",
+        "type_text",
+        "dump_xml",  # the read-back, before Enter could move the focus on
+        "press_key(enter)",
+    ]
     assert phone.typed == ["héllo; rm -rf /"]  # passed through literally
     assert done.device_calls[2] == "type_text(15 chars)"
+    assert done.error is None
 
 
 def test_typing_into_the_focused_field_does_not_tap() -> None:
-    phone, screen = settings()
+    phone, screen = settings(FieldPhone())
     execute(TypeText(text="abc"), screen, phone)
-    assert phone.calls == ["type_text"]
+    assert phone.calls == ["type_text", "dump_xml"]
 
 
 def test_keys_apps_waits_and_completion() -> None:
