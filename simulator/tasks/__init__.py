@@ -17,6 +17,7 @@ from simulator.tasks import (
     markor,
     messages,
     multi_app,
+    recipe,
     settings,
     tasks_app,
 )
@@ -49,6 +50,7 @@ APP_MODULES: tuple[ModuleType, ...] = (
     files,
     expense,
     tasks_app,
+    recipe,
 )
 
 
