@@ -10,6 +10,7 @@ from types import ModuleType
 from simulator.tasks import (
     calendar,
     clock,
+    clock_timers,
     contacts,
     expense,
     files,
@@ -51,6 +52,7 @@ APP_MODULES: tuple[ModuleType, ...] = (
     expense,
     tasks_app,
     recipe,
+    clock_timers,
 )
 
 
