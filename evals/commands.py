@@ -54,7 +54,7 @@ def _register_eval(subparsers: argparse._SubParsersAction[argparse.ArgumentParse
     parser.add_argument(
         "--tasks",
         metavar="PATTERN",
-        help="comma-separated task names: globs ('clock_*') or substrings ('wifi')",
+        help="comma-separated task names, globs ('Clock*') or substrings ('wifi'), any case",
     )
     parser.add_argument(
         "--phrasing",

@@ -27,7 +27,7 @@ def test_eval_writes_the_report_and_trajectories(
             "--policy",
             "oracle",
             "--tasks",
-            "SystemWifiTurnO*,SystemAndroidVersion",
+            "SystemWifi*Verify,SystemAndroidVersion",
             "--runs",
             "2",
             "--json",
@@ -37,10 +37,10 @@ def test_eval_writes_the_report_and_trajectories(
         ]
     )
     assert code == 0
-    assert "8/8 episodes succeeded (100%)" in capsys.readouterr().out
+    assert "6/6 episodes succeeded (100%)" in capsys.readouterr().out
     report = json.loads(report_path.read_text(encoding="utf-8"))
     summary = report["summary"]
-    assert (summary["tasks"], summary["runs"], summary["success_rate"]) == (4, 2, 1.0)
+    assert (summary["tasks"], summary["runs"], summary["success_rate"]) == (3, 2, 1.0)
     assert summary["by_family"]["question"] == {
         "episodes": 2,
         "successes": 2,

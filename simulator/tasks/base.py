@@ -20,6 +20,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from simulator.state import CALENDAR, CLOCK, CONTACTS, MESSAGES, SETTINGS
+
 Params = dict[str, Any]
 State = Mapping[str, Any]
 Sampler = Callable[[random.Random], Params]
@@ -206,6 +208,16 @@ DEFAULT_CONTACTS = [
     {"name": "Carmen López", "phone": "+34 612 345 678"},
     {"name": "David Okafor", "phone": "+44 7700 900123"},
 ]
+
+
+# Apps a goal may name, by the label the launcher shows.
+APP_PACKAGES = {
+    "Settings": SETTINGS,
+    "Clock": CLOCK,
+    "Contacts": CONTACTS,
+    "Calendar": CALENDAR,
+    "Messages": MESSAGES,
+}
 
 
 def person(rng: random.Random) -> Params:

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import random
+
 from simulator.state import CALENDAR
+from simulator.tasks.app_steps import same_titles
 from simulator.tasks.base import (
     EVENTS,
+    Params,
     Task,
     add_event_steps,
     alarm_time,
@@ -14,9 +18,71 @@ from simulator.tasks.base import (
     open_calendar,
     pick,
     same_digits,
+    same_text,
     same_time,
     tap,
 )
+
+# Days after today (Tuesday, October 15 2024) that goals name, as they name them.
+DAYS = {
+    "2024-10-16": "Wednesday, October 16",
+    "2024-10-17": "Thursday, October 17",
+    "2024-10-18": "Friday, October 18",
+}
+EVENT_TIMES = ("08:30", "10:00", "12:15", "14:45", "17:30")
+
+
+def week_of_events(rng: random.Random) -> Params:
+    """Two or three events on the asked day, and one on each of the others."""
+    day = rng.choice(list(DAYS))
+    titles = rng.sample(EVENTS, len(EVENTS))
+    count = rng.randrange(2, 4)
+    on_day = [
+        {"title": title, "date": day, "time": hhmm}
+        for title, hhmm in zip(titles[:count], sorted(rng.sample(EVENT_TIMES, count)), strict=True)
+    ]
+    others = [
+        {"title": title, "date": other, "time": "09:00"}
+        for title, other in zip(titles[count:], [d for d in DAYS if d != day], strict=False)
+    ]
+    return {"date": day, "day": DAYS[day], "events": on_day + others}
+
+
+def titles_on(p: Params) -> list[str]:
+    return [event["title"] for event in p["events"] if event["date"] == p["date"]]
+
+
+def next_event(rng: random.Random) -> Params:
+    """Today's events: one already over (it is 9:41), the next one, and a later one."""
+    past, upcoming, later = rng.sample(EVENTS, 3)
+    start = rng.choice(("10:00", "10:30", "11:15", "13:00"))
+    return {
+        "title": upcoming,
+        "events": [
+            {"title": past, "date": "2024-10-15", "time": "08:00"},
+            {"title": later, "date": "2024-10-15", "time": "17:45"},
+            {"title": upcoming, "date": "2024-10-15", "time": start},
+        ],
+    }
+
+
+def maybe_events_on_day(rng: random.Random) -> Params:
+    day = rng.choice(list(DAYS))
+    busy = rng.random() < 0.5
+    events = [
+        {"title": title, "date": date, "time": "11:00"}
+        for title, date in zip(EVENTS, DAYS, strict=False)
+        if date != day or busy
+    ]
+    return {"date": day, "day": DAYS[day], "busy": busy, "events": events}
+
+
+def yes_or_no(given: str | None, expected: bool) -> bool:
+    if given is None:
+        return False
+    words = normalize_text(given).replace(",", " ").split()
+    return bool(words) and words[0] == ("yes" if expected else "no")
+
 
 TASKS: list[Task] = [
     Task(
@@ -104,5 +170,77 @@ TASKS: list[Task] = [
         plan=lambda p: [*open_calendar(), done(answer=str(p["count"]))],
         check=lambda s, p, a: same_digits(a, str(p["count"])),
         max_steps=8,
+    ),
+    Task(
+        name="SimpleCalendarEventsOnDate",
+        app=CALENDAR,
+        family="question",
+        templates=(
+            "What events do I have on {day}? Answer with their titles.",
+            "List the titles of my calendar events on {day}.",
+            "Which events are in my calendar for {day}? Give just the titles.",
+        ),
+        sample=week_of_events,
+        setup=lambda p: {"events": p["events"]},
+        plan=lambda p: [*open_calendar(), done(answer=", ".join(titles_on(p)))],
+        check=lambda s, p, a: same_titles(a, titles_on(p)),
+        max_steps=8,
+    ),
+    Task(
+        name="SimpleCalendarNextEvent",
+        app=CALENDAR,
+        family="question",
+        templates=(
+            "What is my next event today? Answer with its title.",
+            "Which calendar event comes up next?",
+            "Tell me the title of the next event in my calendar.",
+        ),
+        sample=next_event,
+        setup=lambda p: {"events": p["events"]},
+        plan=lambda p: [*open_calendar(), done(answer=p["title"])],
+        check=lambda s, p, a: same_text(a, p["title"]),
+        max_steps=8,
+    ),
+    Task(
+        name="SimpleCalendarAnyEventsOnDate",
+        app=CALENDAR,
+        family="question",
+        templates=(
+            "Do I have any events on {day}? Answer yes or no.",
+            "Is there anything in my calendar on {day}? Yes or no.",
+            "Am I free on {day}, with no calendar events at all? Answer yes if I have events, "
+            "no if I have none.",
+        ),
+        sample=maybe_events_on_day,
+        setup=lambda p: {"events": p["events"]},
+        plan=lambda p: [*open_calendar(), done(answer="yes" if p["busy"] else "no")],
+        check=lambda s, p, a: yes_or_no(a, p["busy"]),
+        max_steps=8,
+    ),
+    Task(
+        name="SimpleCalendarDeleteEventsOnDate",
+        app=CALENDAR,
+        family="calendar",
+        templates=(
+            "Delete all events on {day} from my calendar.",
+            "Clear my calendar for {day}: remove every event that day.",
+            "Remove each event scheduled on {day}; keep the other days.",
+        ),
+        sample=week_of_events,
+        setup=lambda p: {"events": p["events"]},
+        plan=lambda p: [
+            *open_calendar(),
+            *[
+                step
+                for title in titles_on(p)
+                for step in (tap(title), tap("Delete event"), tap("Delete"))
+            ],
+            done(),
+        ],
+        check=lambda s, p, a: (
+            sorted(e["title"] for e in s["events"])
+            == sorted(e["title"] for e in p["events"] if e["date"] != p["date"])
+        ),
+        max_steps=16,
     ),
 ]

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import random
+
 from simulator.state import CLOCK
 from simulator.tasks.base import (
+    ALARM_TIMES,
     LABELS,
+    Params,
     Task,
     alarm_matches,
     alarm_time,
@@ -12,11 +16,42 @@ from simulator.tasks.base import (
     done,
     open_app,
     pick,
+    same_digits,
+    same_text,
     same_time,
     set_alarm_steps,
     tap,
+    time_input_steps,
+    twelve_hour,
     type_in,
 )
+
+
+def two_alarm_times(rng: random.Random) -> Params:
+    """An alarm's time and another one to move it to."""
+    old, new = rng.sample(ALARM_TIMES, 2)
+    return {"hhmm": old, "time": twelve_hour(old), "new_hhmm": new, "new_time": twelve_hour(new)}
+
+
+def some_alarms(rng: random.Random) -> Params:
+    """Three or four alarms at different times, at least one of them on."""
+    times = sorted(rng.sample(ALARM_TIMES, rng.randrange(3, 5)))
+    enabled = [rng.random() < 0.5 for _ in times]
+    enabled[rng.randrange(len(times))] = True
+    return {
+        "alarms": [
+            {"time": hhmm, "enabled": on, "label": ""}
+            for hhmm, on in zip(times, enabled, strict=True)
+        ]
+    }
+
+
+def labelled_alarms(rng: random.Random) -> Params:
+    """Two labelled alarms; the question is about the first."""
+    first, second = rng.sample(ALARM_TIMES, 2)
+    label, other = rng.sample(LABELS, 2)
+    return {"hhmm": first, "time": twelve_hour(first), "label": label, "other": (second, other)}
+
 
 TASKS: list[Task] = [
     Task(
@@ -146,5 +181,120 @@ TASKS: list[Task] = [
         plan=lambda p: [open_app("Clock"), done(answer=p["time"])],
         check=lambda s, p, a: same_time(a, p["hhmm"]),
         max_steps=8,
+    ),
+    Task(
+        name="ClockAlarmChangeTime",
+        app=CLOCK,
+        family="alarm",
+        templates=(
+            "Change my {time} alarm to {new_time}.",
+            "Move the {time} alarm to {new_time}.",
+            "I want the alarm that rings at {time} to ring at {new_time} instead.",
+        ),
+        sample=two_alarm_times,
+        setup=lambda p: {
+            "alarms": [
+                {"time": p["hhmm"], "enabled": True, "label": ""},
+                {"time": "23:55", "enabled": True, "label": "Late"},
+            ]
+        },
+        plan=lambda p: [
+            open_app("Clock"),
+            tap(p["time"]),
+            *time_input_steps(p["new_hhmm"]),
+            done(),
+        ],
+        check=lambda s, p, a: (
+            alarm_matches(s, p["new_hhmm"], enabled=True)
+            and not alarm_matches(s, p["hhmm"])
+            and alarm_matches(s, "23:55", enabled=True, label="Late")
+            and len(s["alarms"]) == 2
+        ),
+        max_steps=12,
+    ),
+    Task(
+        name="ClockAlarmAddLabel",
+        app=CLOCK,
+        family="alarm",
+        templates=(
+            'Label my {time} alarm "{label}".',
+            'Give the {time} alarm the label "{label}".',
+            'Name the alarm at {time} "{label}".',
+        ),
+        sample=combine(alarm_time, pick(LABELS, "label")),
+        setup=lambda p: {"alarms": [{"time": p["hhmm"], "enabled": True, "label": ""}]},
+        plan=lambda p: [
+            open_app("Clock"),
+            tap("Expand alarm", near=p["time"]),
+            tap("Add label"),
+            type_in(None, p["label"]),
+            tap("OK"),
+            done(),
+        ],
+        check=lambda s, p, a: alarm_matches(s, p["hhmm"], enabled=True, label=p["label"]),
+        max_steps=10,
+    ),
+    Task(
+        name="ClockAlarmLabel",
+        app=CLOCK,
+        family="question",
+        templates=(
+            "What is the label of my {time} alarm?",
+            "What is the {time} alarm called?",
+            "Which label does the alarm at {time} have?",
+        ),
+        sample=labelled_alarms,
+        setup=lambda p: {
+            "alarms": [
+                {"time": p["hhmm"], "enabled": True, "label": p["label"]},
+                {"time": p["other"][0], "enabled": True, "label": p["other"][1]},
+            ]
+        },
+        plan=lambda p: [open_app("Clock"), done(answer=p["label"])],
+        check=lambda s, p, a: same_text(a, p["label"]),
+        max_steps=8,
+    ),
+    Task(
+        name="ClockAlarmCountEnabled",
+        app=CLOCK,
+        family="question",
+        templates=(
+            "How many of my alarms are switched on?",
+            "Count the alarms that are on.",
+            "How many alarms will ring? Give the number of enabled alarms.",
+        ),
+        sample=some_alarms,
+        setup=lambda p: {"alarms": p["alarms"]},
+        plan=lambda p: [
+            open_app("Clock"),
+            done(answer=str(sum(alarm["enabled"] for alarm in p["alarms"]))),
+        ],
+        check=lambda s, p, a: same_digits(a, str(sum(alarm["enabled"] for alarm in p["alarms"]))),
+        max_steps=8,
+    ),
+    Task(
+        name="ClockAlarmTurnOffAll",
+        app=CLOCK,
+        family="alarm",
+        templates=(
+            "Turn off all my alarms.",
+            "Switch every alarm off, without deleting any.",
+            "Disable each of my alarms.",
+        ),
+        sample=some_alarms,
+        setup=lambda p: {"alarms": p["alarms"]},
+        plan=lambda p: [
+            open_app("Clock"),
+            *[
+                tap(f"{twelve_hour(alarm['time'])} alarm")
+                for alarm in p["alarms"]
+                if alarm["enabled"]
+            ],
+            done(),
+        ],
+        check=lambda s, p, a: (
+            len(s["alarms"]) == len(p["alarms"]) and not any(x["enabled"] for x in s["alarms"])
+        ),
+        max_steps=10,
     ),
 ]

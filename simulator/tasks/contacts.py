@@ -13,6 +13,7 @@ from simulator.tasks.base import (
     open_app,
     person,
     same_digits,
+    same_text,
     swipe,
     tap,
     type_in,
@@ -20,6 +21,7 @@ from simulator.tasks.base import (
 )
 
 ALL_CONTACTS = [*DEFAULT_CONTACTS, *EXTRA_CONTACTS]
+NEW_LAST_NAMES = ("Moreau", "Silva", "Tanaka", "Kowalski")
 
 TASKS: list[Task] = [
     Task(
@@ -105,6 +107,57 @@ TASKS: list[Task] = [
         setup=lambda p: {"contacts": ALL_CONTACTS},
         plan=lambda p: [open_app("Contacts"), swipe("up"), swipe("up"), tap(p["name"]), done()],
         check=lambda s, p, a: s["foreground"] == CONTACTS,
+        max_steps=10,
+    ),
+    Task(
+        name="ContactsEditLastName",
+        app=CONTACTS,
+        family="contact",
+        templates=(
+            "Change {name}'s last name to {new_last}.",
+            "{name} has a new surname, {new_last}: update the contact.",
+            "Edit the contact {name} so that the last name reads {new_last}.",
+        ),
+        sample=lambda rng: {**person(rng), "new_last": rng.choice(NEW_LAST_NAMES)},
+        setup=with_person,
+        plan=lambda p: [
+            open_app("Contacts"),
+            tap(p["name"]),
+            tap("Edit contact"),
+            type_in(p["last"], p["new_last"], clear=True),
+            tap("Save"),
+            done(),
+        ],
+        check=lambda s, p, a: (
+            has_contact(s, f"{p['first']} {p['new_last']}", p["phone"])
+            and len(s["contacts"]) == len(DEFAULT_CONTACTS) + 1
+        ),
+        max_steps=12,
+    ),
+    Task(
+        name="ContactsNumberOwner",
+        app=CONTACTS,
+        family="question",
+        templates=(
+            "Whose phone number is {phone}? Answer with the contact's name.",
+            "Which of my contacts has the number {phone}?",
+            "Find out who {phone} belongs to in my contacts.",
+        ),
+        sample=lambda rng: dict(
+            zip(
+                ("name", "phone"),
+                rng.choice([(c["name"], c["phone"]) for c in EXTRA_CONTACTS]),
+                strict=True,
+            )
+        ),
+        setup=lambda p: {"contacts": ALL_CONTACTS},
+        plan=lambda p: [
+            open_app("Contacts"),
+            tap("Search contacts"),
+            type_in(None, p["phone"]),
+            done(answer=p["name"]),
+        ],
+        check=lambda s, p, a: same_text(a, p["name"]),
         max_steps=10,
     ),
 ]

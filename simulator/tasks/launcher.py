@@ -1,9 +1,9 @@
-"""The launcher: finding apps on the home screen and in the app drawer."""
+"""The launcher: finding apps in the app drawer."""
 
 from __future__ import annotations
 
-from simulator.state import LAUNCHER, SETTINGS
-from simulator.tasks.base import Task, done, swipe, tap
+from simulator.state import LAUNCHER
+from simulator.tasks.base import APP_PACKAGES, Task, done, pick, swipe, tap
 
 TASKS: list[Task] = [
     Task(
@@ -11,12 +11,13 @@ TASKS: list[Task] = [
         app=LAUNCHER,
         family="navigation",
         templates=(
-            "Open the Settings app from the app drawer.",
-            "Find Settings among all apps and open it.",
-            "Launch Settings through the list of all apps.",
+            "Open the {app} app from the app drawer.",
+            "Find {app} among all apps and open it.",
+            "Launch {app} through the list of all apps.",
         ),
-        plan=lambda p: [swipe("up"), tap("Settings"), done()],
-        check=lambda s, p, a: s["foreground"] == SETTINGS,
+        sample=pick(("Settings", "Clock", "Contacts", "Calendar"), "app"),
+        plan=lambda p: [swipe("up"), tap(p["app"]), done()],
+        check=lambda s, p, a: s["foreground"] == APP_PACKAGES[p["app"]],
         max_steps=6,
     ),
 ]

@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import random
+
 from simulator.state import MESSAGES
 from simulator.tasks.base import (
+    DEFAULT_CONTACTS,
     TEXTS,
+    Params,
+    State,
     Task,
     combine,
     done,
+    key,
+    normalize_text,
     open_messages,
     person,
     pick,
@@ -19,6 +26,39 @@ from simulator.tasks.base import (
     type_in,
     with_person,
 )
+
+ADDRESSES = (
+    "123 Main St, Girdwood, AK 99587",
+    "Calle de Alcalá 42, 28014 Madrid",
+    "6 Elm St, Birmingham, AL 35217",
+    "Rue de Rivoli 99, 75001 Paris",
+)
+CONTACT_NAMES = tuple(contact["name"] for contact in DEFAULT_CONTACTS)
+
+
+def latest_text(rng: random.Random) -> Params:
+    """Three received texts; the last to arrive is the one to answer."""
+    senders = rng.sample(CONTACT_NAMES, 3)
+    texts = rng.sample(("Are you coming?", "Call me back", "Got the tickets 🎟️", "Où es-tu ?"), 3)
+    return {
+        "inbox": [{"from": s, "text": t} for s, t in zip(senders, texts, strict=True)],
+        "latest": senders[-1],
+        "text": rng.choice(TEXTS),
+    }
+
+
+def forwarded_address(rng: random.Random) -> Params:
+    sender, recipient = rng.sample(CONTACT_NAMES, 2)
+    return {"sender": sender, "recipient": recipient, "address": rng.choice(ADDRESSES)}
+
+
+def sent_containing(state: State, to: str, part: str) -> bool:
+    return any(
+        normalize_text(m["to"]) == normalize_text(to)
+        and normalize_text(part) in normalize_text(m["text"])
+        for m in state["messages"]
+    )
+
 
 TASKS: list[Task] = [
     Task(
@@ -99,5 +139,73 @@ TASKS: list[Task] = [
         plan=lambda p: [*open_messages(), done(answer=p["text"])],
         check=lambda s, p, a: same_text(a, p["text"]),
         max_steps=8,
+    ),
+    Task(
+        name="SimpleSmsReplyMostRecent",
+        app=MESSAGES,
+        family="message",
+        templates=(
+            'Reply to the most recent text message with "{text}".',
+            'Answer the last text I received: "{text}"',
+            'Whoever texted me last, reply "{text}" to them.',
+        ),
+        sample=latest_text,
+        setup=lambda p: {"inbox": p["inbox"]},
+        plan=lambda p: [
+            *open_messages(),
+            tap(p["latest"]),
+            type_in("Text message", p["text"]),
+            tap("Send SMS"),
+            done(),
+        ],
+        check=lambda s, p, a: sent(s, p["latest"], p["text"]) and len(s["messages"]) == 1,
+        max_steps=10,
+    ),
+    Task(
+        name="SimpleSmsResend",
+        app=MESSAGES,
+        family="message",
+        templates=(
+            "Resend the message I just sent to {name}.",
+            "Send {name} the same text I sent them last, once more.",
+            "My last text to {name} may not have arrived: send it again.",
+        ),
+        sample=combine(pick(CONTACT_NAMES, "name"), pick(TEXTS, "text")),
+        setup=lambda p: {"messages": [{"to": p["name"], "text": p["text"]}]},
+        plan=lambda p: [
+            *open_messages(),
+            tap(p["name"]),
+            type_in("Text message", p["text"]),
+            tap("Send SMS"),
+            done(),
+        ],
+        check=lambda s, p, a: (
+            [normalize_text(m["text"]) for m in s["messages"] if m["to"] == p["name"]]
+            == [normalize_text(p["text"])] * 2
+        ),
+        max_steps=10,
+    ),
+    Task(
+        name="SimpleSmsSendReceivedAddress",
+        app=MESSAGES,
+        family="message",
+        templates=(
+            "Text the address that {sender} just sent me to {recipient}.",
+            "{sender} texted me an address; send it on to {recipient}.",
+            "Forward the address in {sender}'s last message to {recipient} by SMS.",
+        ),
+        sample=forwarded_address,
+        setup=lambda p: {
+            "inbox": [{"from": p["sender"], "text": f"The party is at {p['address']}"}]
+        },
+        plan=lambda p: [
+            *open_messages(),
+            tap(p["sender"]),
+            key("back"),
+            *send_text_steps(p["recipient"], p["address"]),
+            done(),
+        ],
+        check=lambda s, p, a: sent_containing(s, p["recipient"], p["address"]),
+        max_steps=14,
     ),
 ]

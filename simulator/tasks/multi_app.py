@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from simulator.state import CALENDAR, CONTACTS, MESSAGES, SETTINGS
 from simulator.tasks.base import (
+    EVENTS,
     TEXTS,
     Task,
     add_contact_steps,
@@ -19,6 +20,7 @@ from simulator.tasks.base import (
     person,
     pick,
     same_digits,
+    same_time,
     send_text_steps,
     sent,
     set_alarm_steps,
@@ -145,5 +147,55 @@ TASKS: list[Task] = [
             for e in s["events"]
         ),
         max_steps=18,
+    ),
+    Task(
+        name="ContactsAddContactFromSms",
+        app=CONTACTS,
+        family="multi_app",
+        templates=(
+            "Bob Chen texted me {name}'s number. Save it as a new contact named {name}.",
+            "Add {name} to my contacts with the phone number Bob Chen sent me.",
+            "Create a contact for {name}; the number is in Bob Chen's last text.",
+        ),
+        sample=person,
+        setup=lambda p: {
+            "inbox": [{"from": "Bob Chen", "text": f"{p['name']}'s number is {p['phone']}"}]
+        },
+        plan=lambda p: [
+            *open_messages(),
+            tap("Bob Chen"),
+            open_app("Contacts"),
+            *add_contact_steps(p["first"], p["last"], p["phone"]),
+            done(),
+        ],
+        check=lambda s, p, a: has_contact(s, p["name"], p["phone"]),
+        max_steps=14,
+    ),
+    Task(
+        name="SimpleSmsSendEventTime",
+        app=MESSAGES,
+        family="multi_app",
+        templates=(
+            'Text Alice Martin the time my "{title}" event starts today.',
+            'Tell Alice Martin by SMS when "{title}" begins today.',
+            'Look up today\'s "{title}" in my calendar and send Alice Martin its start time.',
+        ),
+        sample=combine(pick(EVENTS, "title"), alarm_time),
+        setup=lambda p: {
+            "events": [
+                {"title": p["title"], "date": "2024-10-15", "time": p["hhmm"]},
+                {"title": "Dinner", "date": "2024-10-16", "time": "19:00"},
+            ]
+        },
+        plan=lambda p: [
+            *open_calendar(),
+            *open_messages(),
+            *send_text_steps("Alice Martin", p["time"]),
+            done(),
+        ],
+        check=lambda s, p, a: any(
+            m["to"] == "Alice Martin" and same_time(m["text"], p["hhmm"]) for m in s["messages"]
+        ),
+        max_steps=14,
     ),
 ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from simulator.state import SETTINGS
 from simulator.tasks.base import (
+    APP_PACKAGES,
     PlanStep,
     Task,
     done,
@@ -114,6 +115,8 @@ TOGGLES = (
 )
 ALREADY_DONE = (
     ("wifi", True),
+    ("wifi", False),
+    ("bluetooth", True),
     ("bluetooth", False),
     ("dark_theme", True),
     ("airplane_mode", False),
@@ -243,6 +246,56 @@ TASKS: list[Task] = [
         setup=lambda p: {"device_model": p["model"]},
         plan=lambda p: [open_app("Settings"), *ABOUT_PHONE_PATH, done(answer=p["model"])],
         check=lambda s, p, a: same_text(a, p["model"]),
+        max_steps=10,
+    ),
+    Task(
+        name="TurnOnWifiAndOpenApp",
+        app=SETTINGS,
+        family="multi_step",
+        templates=(
+            "Turn on Wi-Fi, then open the {app} app.",
+            "Switch Wi-Fi on and then launch {app}.",
+            "Enable WLAN; after that, open {app}.",
+        ),
+        sample=pick(("Clock", "Contacts", "Calendar"), "app"),
+        setup=lambda p: {"wifi": False},
+        plan=lambda p: [open_app("Settings"), *SETTINGS_PATHS["wifi"], open_app(p["app"]), done()],
+        check=lambda s, p, a: s["wifi"] is True and s["foreground"] == APP_PACKAGES[p["app"]],
+        max_steps=10,
+    ),
+    Task(
+        name="SystemPhoneNumber",
+        app=SETTINGS,
+        family="question",
+        templates=(
+            "What is this phone's own phone number?",
+            "Which number does this phone have?",
+            "Look up my phone number in Settings.",
+        ),
+        sample=pick(("+1 650-555-0142", "+44 7700 900456", "+49 151 5550 1234"), "number"),
+        setup=lambda p: {"phone_number": p["number"]},
+        plan=lambda p: [open_app("Settings"), *ABOUT_PHONE_PATH, done(answer=p["number"])],
+        check=lambda s, p, a: same_digits(a, p["number"]),
+        max_steps=10,
+    ),
+    Task(
+        name="SystemBuildNumber",
+        app=SETTINGS,
+        family="question",
+        templates=(
+            "What is the build number of this phone?",
+            "Which build is this phone running? Give the build number.",
+            "Read me the build number from About phone.",
+        ),
+        sample=pick(("UQ1A.240205.004", "AP2A.240805.005", "TQ3A.230901.001"), "build"),
+        setup=lambda p: {"build_number": p["build"]},
+        plan=lambda p: [
+            open_app("Settings"),
+            *ABOUT_PHONE_PATH,
+            swipe("up"),
+            done(answer=p["build"]),
+        ],
+        check=lambda s, p, a: same_text(a, p["build"]),
         max_steps=10,
     ),
 ]
