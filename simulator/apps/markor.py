@@ -34,6 +34,7 @@ from simulator.widgets import (
     icon_button,
     recycler,
     rid,
+    scroll_rows,
     text,
 )
 
@@ -544,8 +545,16 @@ class EditorPage(Page):
         self.undo: list[str] = []
         self.redo: list[str] = []
         self.saved = self.body.text
+        self.viewing = False  # view mode: the document rendered, one block per line
+        self.preview_scroll = ScrollState()
         if focus:
             phone.focus_field(self.body, self)
+
+    def _toggle_view(self) -> None:
+        self.viewing = not self.viewing
+        self.preview_scroll.offset = 0
+        self.phone.blur()
+        self.phone.changes += 1
 
     def _store(self) -> None:
         if self.body.text == self.saved:
@@ -592,7 +601,36 @@ class EditorPage(Page):
             )
         )
 
+    def _preview(self, frame: Rect) -> View:
+        bar = _action_bar(
+            frame,
+            storage.name_of(self.path),
+            lambda: self.phone.pop(self),
+            [("Edit", self._toggle_view), ("Share", lambda: None), ("More options", lambda: None)],
+            on_title=self._rename,
+        )
+        body = Rect(0, frame.y1 + _BAR, WIDTH, frame.y2)
+        rows = [
+            ((len(line) // 42 + 1) * 60 + 30, _block(line))
+            for line in self.body.text.splitlines()
+            if line.strip()
+        ]
+        page = View(
+            "android.webkit.WebView",
+            body,
+            rid=_mid("document__fragment_view_webview"),
+            scrollable=True,
+            focusable=True,
+            scroll=self.preview_scroll,
+            children=[
+                View(VIEW_GROUP, body, children=scroll_rows(body, rows, self.preview_scroll))
+            ],
+        )
+        return View(FRAME, frame, rid=_mid("document__fragment__view"), children=[bar, page])
+
     def content(self, frame: Rect) -> View:
+        if self.viewing:
+            return self._preview(frame)
         bar = _action_bar(
             frame,
             storage.name_of(self.path),
@@ -601,7 +639,7 @@ class EditorPage(Page):
                 ("Undo", partial(self._restore, self.undo, self.redo)),
                 ("Redo", partial(self._restore, self.redo, self.undo)),
                 ("Save", lambda: storage.write(self.state, self.path, self.body.text)),
-                ("View mode", lambda: None),
+                ("View mode", self._toggle_view),
                 ("More options", lambda: None),
             ],
             on_title=self._rename,
@@ -634,7 +672,7 @@ class EditorPage(Page):
         return View(
             FRAME,
             frame,
-            rid=_mid("document__fragment__edit__content_editor__scrolling_parent"),
+            rid=_mid("document__fragment__edit"),
             children=[
                 bar,
                 View(
@@ -658,6 +696,11 @@ class EditorPage(Page):
                 ),
             ],
         )
+
+
+def _block(line: str) -> Callable[[Rect], View]:
+    """One rendered paragraph of the view mode."""
+    return lambda box: View(TEXT, Rect(42, box.y1 + 15, 1038, box.y2 - 15), text=line.strip())
 
 
 def markor_root(phone: Phone) -> Page:
