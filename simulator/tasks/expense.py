@@ -137,6 +137,22 @@ def _deduplicated(state: State, p: Params) -> bool:
     return copies == 1 and others and len(state["expenses"]) == len(p["rows"])
 
 
+def _from_markor(rng: random.Random) -> Params:
+    rows = _expenses(rng, 6)
+    targets = [{**row, "note": f"{row['note']}. Reimbursable."} for row in rows[:2]]
+    listed = targets + rows[2:]
+    rng.shuffle(listed)
+    text = "name, amount_dollars, category_name, note\n" + "\n".join(
+        f"{row['name']}, {_money(row['amount'])}, {row['category']}, {row['note']}"
+        for row in listed
+    )
+    return {"targets": [{**t, "date": TODAY.isoformat()} for t in targets], "text": text}
+
+
+def _read_in_markor(name: str) -> list[PlanStep]:
+    return [open_app("Markor"), tap(name), tap("View mode")]
+
+
 def _same_amount(given: str | None, amount: float) -> bool:
     if given is None:
         return False
@@ -187,6 +203,32 @@ TASKS: list[Task] = [
             all(_recorded(s, row, _ALL) for row in p["rows"]) and len(s["expenses"]) == 3
         ),
         max_steps=26,
+    ),
+    Task(
+        name="ExpenseAddMultipleFromMarkor",
+        app=EXPENSE,
+        family="multi_app",
+        templates=(
+            "Go through the transactions in my_expenses.txt in Markor. Log the reimbursable "
+            "transactions in Pro Expense.",
+            "My Markor note my_expenses.txt lists transactions; add the ones marked reimbursable "
+            "to Pro Expense.",
+            "Copy every reimbursable transaction from the Markor file my_expenses.txt into Pro "
+            "Expense.",
+        ),
+        sample=_from_markor,
+        setup=lambda p: {"files": {"Documents/Markor/my_expenses.txt": p["text"]}},
+        plan=lambda p: [
+            *_read_in_markor("my_expenses.txt"),
+            open_app("Pro Expense"),
+            *[step for row in p["targets"] for step in _entry_steps(row, with_date=False)],
+            done(),
+        ],
+        check=lambda s, p, a: (
+            all(_recorded(s, row, ("name", "amount", "category")) for row in p["targets"])
+            and len(s["expenses"]) == len(p["targets"])
+        ),
+        max_steps=22,
     ),
     Task(
         name="ExpenseDeleteSingle",

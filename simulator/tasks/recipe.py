@@ -137,6 +137,11 @@ def _multiple(rng: random.Random) -> Params:
     return {"rows": rows, "listing": listing}
 
 
+def _from_markor(rng: random.Random) -> Params:
+    params = _multiple(rng)
+    return {**params, "text": "title | description | servings\n" + params["listing"]}
+
+
 def _short_entry(recipe: dict[str, str]) -> list[PlanStep]:
     return [
         tap("New Recipe"),
@@ -234,6 +239,30 @@ TASKS: list[Task] = [
             all(_stored(s, row, _SHORT) for row in p["rows"]) and len(s["recipes"]) == 3
         ),
         max_steps=24,
+    ),
+    Task(
+        name="RecipeAddMultipleRecipesFromMarkor",
+        app=BROCCOLI,
+        family="multi_app",
+        templates=(
+            "Add the recipes from recipes.txt in Markor to the Broccoli recipe app.",
+            "The Markor note recipes.txt holds some recipes; save each of them in Broccoli.",
+            "Put every recipe listed in Markor's recipes.txt into Broccoli.",
+        ),
+        sample=_from_markor,
+        setup=lambda p: {"files": {"Documents/Markor/recipes.txt": p["text"]}},
+        plan=lambda p: [
+            open_app("Markor"),
+            tap("recipes.txt"),
+            tap("View mode"),
+            open_app("Broccoli"),
+            *[step for row in p["rows"] for step in _short_entry(row)],
+            done(),
+        ],
+        check=lambda s, p, a: (
+            all(_stored(s, row, _SHORT) for row in p["rows"]) and len(s["recipes"]) == 3
+        ),
+        max_steps=26,
     ),
     Task(
         name="RecipeDeleteSingleRecipe",
