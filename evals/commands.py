@@ -109,6 +109,24 @@ def _register_eval(subparsers: argparse._SubParsersAction[argparse.ArgumentParse
         action="store_true",
         help="install AndroidWorld's apps on the emulator (once)",
     )
+    demos = parser.add_argument_group("training data (sim suite, --policy oracle)")
+    demos.add_argument(
+        "--export-demos",
+        type=Path,
+        metavar="PATH",
+        help="write each oracle decision as the chat request the agent sends and its target "
+        "reply (JSON Lines; .gz or .xz compress) instead of scoring; held-out seeds "
+        "(0-99) and phrasings are never written",
+    )
+    demos.add_argument(
+        "--demo-seeds", default="100-499", metavar="A-B", help="training seeds (100-499)"
+    )
+    demos.add_argument(
+        "--demo-thinking",
+        choices=("on", "off", "mixed"),
+        default="mixed",
+        help="thinking mode of the recorded requests (mixed: about half the episodes each)",
+    )
     parser.set_defaults(handler=_handle_eval)
 
 
@@ -126,6 +144,10 @@ def _handle_eval(args: argparse.Namespace) -> int:
     if used or args.perform_emulator_setup:
         flag = "--" + (used[0] if used else "perform_emulator_setup").replace("_", "-")
         raise UsageError(f"eval: {flag} applies to --suite androidworld only")
+    if args.export_demos is not None:
+        from evals.demos import export_command
+
+        return export_command(args)
     return _eval_sim(args)
 
 

@@ -1,0 +1,311 @@
+"""Demonstrations for training a policy: the oracle played through the agent loop, recorded.
+
+Every decision becomes one JSON line: the chat request the agent sends for it (`messages` and
+`tools` exactly as the loop built them, with the guards' notes and the history, and
+`chat_template_kwargs` as the model client sets them) and the `target` reply, the oracle's
+call in OpenAI's message shape. `serving.training` renders both with the chat template.
+
+The split never leaks: demonstrations come only from training seeds (past `HELD_OUT_SEEDS`)
+and a task's training phrasings (never `Task.held_out_phrasing`); evaluations of a trained
+policy use held-out seeds, the held-out phrasing, or both. Only episodes the oracle finishes
+successfully are kept, and a decision already recorded (the same request and reply, as
+parameterless tasks give for every seed) is written once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import multiprocessing
+import random
+import tempfile
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from agent.loop import RunSettings, run_episode
+from agent.model_client import DecisionRequest, ModelReply, Policy
+from evals.oracle import OraclePolicy
+from evals.runner import goal_confirmation
+from simulator import Simulator
+from simulator.tasks import Task
+
+# Never exported: evaluations of a trained policy play these, and `eval --runs N` plays seeds
+# 0..N-1, so a plain evaluation is a held-out one. Demonstrations come from seeds 100 and up.
+HELD_OUT_SEEDS = range(100)
+ThinkingMode = Literal["on", "off", "mixed"]
+
+
+class DemoSplitError(ValueError):
+    """An export that would put held-out episodes into training data."""
+
+    exit_code = 2
+
+
+def is_held_out(task: Task, seed: int, phrasing: int) -> bool:
+    return seed in HELD_OUT_SEEDS or phrasing == task.held_out_phrasing
+
+
+@dataclass(frozen=True)
+class DemoEpisode:
+    """One oracle episode to record: a task, a seed, a goal phrasing, a thinking mode."""
+
+    task: Task
+    seed: int
+    phrasing: int
+    thinking: bool
+
+    @property
+    def goal(self) -> str:
+        return self.task.goal(self.seed, self.phrasing)
+
+
+def plan_demo_episodes(
+    tasks: Sequence[Task], seeds: Iterable[int], thinking: ThinkingMode = "mixed"
+) -> list[DemoEpisode]:
+    """One episode per task and seed. The phrasing cycles through the task's training
+    phrasings with the seed; with `mixed`, thinking is on in about half the episodes (a
+    fixed coin per task and seed), so a policy learns both of the client's modes."""
+    seeds = list(seeds)
+    held = [seed for seed in seeds if seed in HELD_OUT_SEEDS]
+    if held:
+        raise DemoSplitError(
+            f"seed {held[0]} is held out for evaluation: export seeds from {HELD_OUT_SEEDS.stop} on"
+        )
+    episodes = []
+    for task in tasks:
+        phrasings = task.training_phrasings
+        if not phrasings:
+            raise DemoSplitError(
+                f"{task.name} has no phrasing to train on besides the held-out one"
+            )
+        for seed in seeds:
+            coin = random.Random(f"{task.name}/{seed}/thinking").random() < 0.5
+            episodes.append(
+                DemoEpisode(
+                    task=task,
+                    seed=seed,
+                    phrasing=phrasings[seed % len(phrasings)],
+                    thinking={"on": True, "off": False, "mixed": coin}[thinking],
+                )
+            )
+    return episodes
+
+
+def chat_template_kwargs(request: DecisionRequest, thinking: bool) -> dict[str, Any]:
+    """What the model client sends for this decision: the loop may force thinking on."""
+    return {"enable_thinking": thinking if request.thinking is None else request.thinking}
+
+
+@dataclass
+class RecordingPolicy:
+    """Passes decisions through and keeps each request with the reply it got."""
+
+    policy: Policy
+    thinking: bool
+    metadata: dict[str, Any]
+    lines: list[dict[str, Any]] = field(default_factory=list)
+
+    def decide(self, request: DecisionRequest) -> ModelReply:
+        reply = self.policy.decide(request)
+        self.lines.append(
+            {
+                **self.metadata,
+                "step": request.step,
+                "messages": request.messages,
+                "tools": request.tools,
+                "chat_template_kwargs": chat_template_kwargs(request, self.thinking),
+                "target": {
+                    "role": "assistant",
+                    "content": reply.content or "",
+                    # ids differ by step and mean nothing to the template
+                    "tool_calls": [
+                        {"type": "function", "function": call["function"]}
+                        for call in reply.tool_calls
+                    ],
+                },
+            }
+        )
+        return reply
+
+
+class DemoSummary(BaseModel):
+    episodes: int
+    failed_episodes: list[str]
+    decisions: int
+    written: int
+    duplicates: int
+    path: str
+
+
+def record_episode(episode: DemoEpisode, scratch: Path) -> list[dict[str, Any]] | None:
+    """The oracle's decisions in `episode`, or None when it did not succeed."""
+    task, seed = episode.task, episode.seed
+    recorder = RecordingPolicy(
+        OraclePolicy(task, seed),
+        episode.thinking,
+        {"task": task.name, "seed": seed, "phrasing": episode.phrasing, "source": "plan"},
+    )
+    simulator = Simulator(state=task.initial_state(seed), seed=seed)
+    result = run_episode(
+        episode.goal,
+        simulator,
+        recorder,
+        RunSettings(max_steps=task.max_steps),
+        scratch / f"{task.name}-s{seed}.jsonl",
+        confirm=goal_confirmation(episode.goal),
+        sleep=lambda seconds: None,
+    )
+    state = result.device_state or simulator.state
+    if result.stop_reason != "completed" or not task.success(state, seed, result.answer):
+        return None
+    return recorder.lines
+
+
+def export_demos(
+    episodes: Sequence[DemoEpisode],
+    path: Path,
+    *,
+    workers: int = 1,
+    on_episode: Callable[[DemoEpisode, bool], None] | None = None,
+) -> DemoSummary:
+    """Record `episodes` into `path` (JSON Lines; `.gz` or `.xz` compresses), in their order
+    whatever the number of worker processes."""
+    for episode in episodes:
+        if is_held_out(episode.task, episode.seed, episode.phrasing):
+            raise DemoSplitError(
+                f"{episode.task.name} seed {episode.seed} phrasing {episode.phrasing} is held out"
+            )
+    seen: set[str] = set()
+    failed: list[str] = []
+    decisions = written = 0
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with _open_for_writing(path) as out:
+        for episode, lines in _recorded(episodes, workers):
+            if on_episode is not None:
+                on_episode(episode, lines is not None)
+            if lines is None:
+                failed.append(f"{episode.task.name}/s{episode.seed}/p{episode.phrasing}")
+                continue
+            for line in lines:
+                decisions += 1
+                key = _decision_key(line)
+                if key in seen:
+                    continue
+                seen.add(key)
+                out.write(json.dumps(line, ensure_ascii=False) + "\n")
+                written += 1
+    return DemoSummary(
+        episodes=len(episodes),
+        failed_episodes=failed,
+        decisions=decisions,
+        written=written,
+        duplicates=decisions - written,
+        path=str(path),
+    )
+
+
+# The episodes a pool of forked workers records, by index (tasks hold functions: no pickling).
+_planned: Sequence[DemoEpisode] = ()
+
+
+def _record_planned(index: int) -> list[dict[str, Any]] | None:
+    with tempfile.TemporaryDirectory() as scratch:
+        return record_episode(_planned[index], Path(scratch))
+
+
+def _recorded(
+    episodes: Sequence[DemoEpisode], workers: int
+) -> Iterator[tuple[DemoEpisode, list[dict[str, Any]] | None]]:
+    global _planned
+    if workers <= 1:
+        with tempfile.TemporaryDirectory() as scratch:
+            for episode in episodes:
+                yield episode, record_episode(episode, Path(scratch))
+        return
+    _planned = episodes
+    try:
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            recorded = pool.imap(_record_planned, range(len(episodes)), chunksize=8)
+            yield from zip(episodes, recorded, strict=True)
+    finally:
+        _planned = ()
+
+
+def _decision_key(line: dict[str, Any]) -> str:
+    """Identity of a decision: the request and the reply, not where it came from."""
+    content = {k: line[k] for k in ("messages", "tools", "chat_template_kwargs", "target")}
+    return hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()
+
+
+def _open_for_writing(path: Path) -> Any:
+    if path.suffix == ".gz":
+        import gzip
+
+        return gzip.open(path, "wt", encoding="utf-8")
+    if path.suffix == ".xz":
+        import lzma
+
+        return lzma.open(path, "wt", encoding="utf-8")
+    return path.open("w", encoding="utf-8")
+
+
+# --- `phone-agent eval --export-demos` ---------------------------------------------------------
+
+
+def parse_seed_range(text: str) -> range:
+    """`100-499` (both ends included) or a single seed `100`."""
+    first, dash, last = text.strip().partition("-")
+    try:
+        start = int(first)
+        stop = int(last) + 1 if dash else start + 1
+    except ValueError:
+        raise DemoSplitError(f"--demo-seeds takes A-B or N, not {text!r}") from None
+    if stop <= start:
+        raise DemoSplitError(f"--demo-seeds {text}: the range is empty")
+    return range(start, stop)
+
+
+def export_command(args: Any) -> int:
+    """Record the oracle on the selected tasks' training seeds and phrasings into a file."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    from evals.runner import select_tasks
+
+    if args.policy != "oracle":
+        raise DemoSplitError("eval --export-demos records the oracle: pass --policy oracle")
+    episodes = plan_demo_episodes(
+        select_tasks(args.tasks), parse_seed_range(args.demo_seeds), args.demo_thinking
+    )
+    console = Console(stderr=True, highlight=False)
+    progress = Progress(
+        TextColumn("[bold]demos[/]"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        console=console,
+        transient=True,
+    )
+    bar = progress.add_task("demos", total=len(episodes))
+    with progress:
+        summary = export_demos(
+            episodes,
+            args.export_demos,
+            workers=args.parallel,
+            on_episode=lambda episode, ok: progress.advance(bar),
+        )
+    print(
+        f"{summary.written} decisions written to {summary.path} from {summary.episodes} "
+        f"episodes ({summary.duplicates} repeated decisions left out)"
+    )
+    if summary.failed_episodes:
+        shown = ", ".join(summary.failed_episodes[:5])
+        more = len(summary.failed_episodes) - 5
+        console.print(
+            f"[yellow]{len(summary.failed_episodes)} oracle episode(s) did not succeed and were "
+            f"left out: {shown}{f', ... ({more} more)' if more > 0 else ''}[/]"
+        )
+    return 0

@@ -1,0 +1,111 @@
+"""`eval --export-demos`: oracle decisions recorded as the requests the agent really sends."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent.loop import RunSettings, run_episode
+from agent.model_client import ClientSettings, ModelClient
+from evals.demos import (
+    DemoEpisode,
+    DemoSplitError,
+    export_demos,
+    is_held_out,
+    plan_demo_episodes,
+)
+from evals.runner import goal_confirmation
+from simulator import Simulator
+from simulator.tasks import TASKS, TASKS_BY_NAME
+from tests.scripted_server import call, serve
+
+
+def read_lines(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def states_goal(line: dict[str, Any], goal: str) -> bool:
+    """The user turn opens with this goal (a goal may span several lines)."""
+    return str(line["messages"][-1]["content"]).startswith(f"Goal: {goal}\n\n")
+
+
+@pytest.mark.parametrize("thinking", [True, False])
+def test_each_line_is_the_request_the_model_client_sends(tmp_path: Path, thinking: bool) -> None:
+    task = TASKS_BY_NAME["SystemBluetoothTurnOn"]
+    path = tmp_path / "demos.jsonl"
+    episode = DemoEpisode(task, seed=100, phrasing=1, thinking=thinking)
+    export_demos([episode], path)
+    lines = read_lines(path)
+    # the guards end the run once the goal shows reached, so the last planned steps may not run
+    assert 0 < len(lines) <= len(task.oracle(100))
+
+    # The same episode with the model client against a server that answers with the targets.
+    replies = [
+        call(c["name"], **json.loads(c["arguments"]))
+        for c in (line["target"]["tool_calls"][0]["function"] for line in lines)
+    ]
+    with serve(replies) as server:
+        client = ModelClient(ClientSettings(base_url=server.base_url, thinking=thinking))
+        result = run_episode(
+            episode.goal,
+            Simulator(state=task.initial_state(100), seed=100),
+            client,
+            RunSettings(max_steps=task.max_steps),
+            tmp_path / "replayed.jsonl",
+            confirm=goal_confirmation(episode.goal),
+            sleep=lambda seconds: None,
+        )
+        client.close()
+        sent = [request.body for request in server.chat_requests]
+    assert result.stop_reason == "completed"
+    assert [body["messages"] for body in sent] == [line["messages"] for line in lines]
+    assert [body["tools"] for body in sent] == [line["tools"] for line in lines]
+    assert [body["chat_template_kwargs"] for body in sent] == [
+        line["chat_template_kwargs"] for line in lines
+    ]
+    assert all(line["target"]["role"] == "assistant" for line in lines)
+
+
+def test_training_file_holds_no_held_out_task_seed_or_phrasing(tmp_path: Path) -> None:
+    tasks = TASKS[::6]
+    seeds = range(100, 106)
+    path = tmp_path / "demos.jsonl.gz"
+    summary = export_demos(plan_demo_episodes(tasks, seeds), path)
+    assert summary.written > 0
+
+    import gzip
+
+    with gzip.open(path, "rt", encoding="utf-8") as file:
+        lines = [json.loads(line) for line in file]
+    by_name = {task.name: task for task in tasks}
+    for line in lines:
+        task = by_name[line["task"]]
+        assert not is_held_out(task, line["seed"], line["phrasing"]), line["task"]
+        assert states_goal(line, task.goal(line["seed"], line["phrasing"]))
+        # The held-out wording never reaches training, whichever seed it would come with.
+        assert not any(states_goal(line, task.goal(seed, task.held_out_phrasing)) for seed in seeds)
+    # both thinking modes and every training phrasing are represented
+    assert {line["chat_template_kwargs"]["enable_thinking"] for line in lines} == {True, False}
+
+
+def test_held_out_seeds_and_phrasings_are_refused(tmp_path: Path) -> None:
+    task = TASKS_BY_NAME["SystemWifiTurnOn"]
+    with pytest.raises(DemoSplitError, match="held out"):
+        plan_demo_episodes([task], [100, 99])
+    held = DemoEpisode(task, seed=100, phrasing=task.held_out_phrasing, thinking=True)
+    with pytest.raises(DemoSplitError, match="held out"):
+        export_demos([held], tmp_path / "demos.jsonl")
+    assert not (tmp_path / "demos.jsonl").exists()
+
+
+def test_a_decision_seen_before_is_written_once(tmp_path: Path) -> None:
+    task = TASKS_BY_NAME["SystemWifiTurnOn"]  # no parameters: every seed plays the same
+    one = export_demos([DemoEpisode(task, 100, 0, thinking=True)], tmp_path / "one.jsonl")
+    episodes = [DemoEpisode(task, seed, 0, thinking=True) for seed in range(100, 103)]
+    summary = export_demos(episodes, tmp_path / "demos.jsonl", workers=2)
+    assert one.written > 0
+    assert (summary.written, summary.duplicates) == (one.written, 2 * one.written)
+    assert (tmp_path / "demos.jsonl").read_text() == (tmp_path / "one.jsonl").read_text()
