@@ -295,7 +295,7 @@ class Simulator:
             view
             for window in self.visible_windows()
             for view in window.root.walk()
-            if label in (view.text, view.desc)
+            if label in (view.text, view.desc) and not view.bounds.is_empty()
         ]
 
     def tap_on(self, label: str) -> None:

@@ -135,14 +135,16 @@ class Window:
     root: View
     # Dialog windows take every touch: inside goes to them, outside cancels or is ignored.
     modal: bool = False
+    # Toasts are drawn over everything but let touches through to the windows below.
+    touchable: bool = True
 
 
-def shifted(view: View, dx: int) -> View:
-    """A copy of the tree moved right by dx pixels (a window sliding in)."""
+def shifted(view: View, dx: int, dy: int = 0) -> View:
+    """A copy of the tree moved right by dx and down by dy pixels (a window sliding in)."""
     return replace(
         view,
-        bounds=view.bounds.shifted(dx, 0),
-        children=[shifted(child, dx) for child in view.children],
+        bounds=view.bounds.shifted(dx, dy),
+        children=[shifted(child, dx, dy) for child in view.children],
     )
 
 
@@ -165,18 +167,22 @@ def text_box(text: str, x: int, y: int, size: int, max_x: int, line_height: int 
     return Rect(x, y, min(x + text_width(text, size), max_x), y + height)
 
 
-def visible(view: View, clip: Rect, index: int = 0) -> View | None:
+def visible(view: View, clip: Rect, index: int = 0, in_control: bool = False) -> View | None:
     """The part of `view` a user can see inside `clip`, or None when nothing of it shows.
 
     The copy carries its uiautomator `index`: its position among its parent's children, or, in
-    a recycler, among the rows still attached.
+    a recycler, among the rows still attached. Inside a control that still shows (a settings
+    row scrolled half out of view), children clipped away entirely stay in the tree with the
+    inverted bounds Android reports for them (`[66,2216][359,2154]`), so the row keeps the
+    title and summary that name it.
     """
     bounds = view.bounds.intersect(clip)
-    if bounds.is_empty():
+    if bounds.is_empty() and not in_control:
         return None
     kept: list[View] = []
+    inside = in_control or (view.clickable and not bounds.is_empty())
     for position, child in enumerate(view.children):
-        shown = visible(child, bounds, len(kept) if view.recycler else position)
+        shown = visible(child, bounds, len(kept) if view.recycler else position, inside)
         if shown is not None:
             kept.append(shown)
     return replace(view, bounds=bounds, children=kept, index=index)

@@ -27,6 +27,7 @@ from simulator.view import (
     Rect,
     ScrollState,
     View,
+    shifted,
     text_box,
 )
 
@@ -595,7 +596,12 @@ def alert_dialog(
 
 @dataclass
 class Pref:
-    """One row of a preference screen."""
+    """One row of a preference screen.
+
+    Every row but a header is a clickable container, as androidx Preference builds it, so the
+    element list reads it as one `button "Title, Summary"`; a row without `on_tap` takes the tap
+    and changes nothing, like a preference whose page the phone does not have.
+    """
 
     title: str
     summary: str = ""
@@ -603,16 +609,20 @@ class Pref:
     switch: bool | None = None  # None: no switch; else its checked state
     enabled: bool = True
     header: bool = False  # a category title, not clickable
+    selectable: bool = True  # False: an information line (android:selectable="false")
+    icon: bool | None = None  # None: as the page decides
+    desc: str = ""  # the row's own content description (Wi-Fi entries read out their status)
+    gear: Handler | None = None  # a second target: the gear button at the right of the row
 
 
 def pref_height(pref: Pref) -> int:
     if pref.header:
         return 116
-    return 206 if pref.summary else 168
+    return 206 if pref.summary and pref.title else 168
 
 
 def pref_row(package: str, pref: Pref, box: Rect, icons: bool) -> View:
-    """A clickable row: icon frame, title/summary, and (for switches) a non-clickable Switch."""
+    """A row: icon frame, title/summary, then a non-clickable Switch or a clickable gear."""
     if pref.header:
         return View(
             LINEAR,
@@ -627,34 +637,37 @@ def pref_row(package: str, pref: Pref, box: Rect, icons: bool) -> View:
                 )
             ],
         )
+    icons = icons if pref.icon is None else pref.icon
     text_left = 189 if icons else 63
-    text_right = 852 if pref.switch is not None else 1038
-    texts = [
-        text(
-            pref.title,
-            text_left,
-            box.y1 + (42 if pref.summary else 48),
-            TITLE_SIZE,
-            text_right,
-            rid="android:id/title",
-            enabled=pref.enabled,
+    widget_left = 852 if pref.switch is not None else 791 if pref.gear is not None else 1038
+    texts: list[View] = []
+    if pref.title:
+        texts.append(
+            text(
+                pref.title,
+                text_left,
+                box.y1 + (42 if pref.summary else 48),
+                TITLE_SIZE,
+                widget_left,
+                rid="android:id/title",
+                enabled=pref.enabled,
+            )
         )
-    ]
     if pref.summary:
         texts.append(
             text(
                 pref.summary,
                 text_left,
-                box.y1 + 113,
+                box.y1 + (113 if pref.title else 48),
                 SMALL_SIZE,
-                text_right,
+                widget_left,
                 rid="android:id/summary",
                 enabled=pref.enabled,
             )
         )
+    cy = box.y1 + box.height // 2
     children: list[View] = []
     if icons:
-        cy = box.y1 + box.height // 2
         children.append(
             View(
                 LINEAR,
@@ -664,10 +677,9 @@ def pref_row(package: str, pref: Pref, box: Rect, icons: bool) -> View:
             )
         )
     children.append(
-        View(RELATIVE, box.with_x(text_left, text_right), children=texts, enabled=pref.enabled)
+        View(RELATIVE, box.with_x(text_left, widget_left), children=texts, enabled=pref.enabled)
     )
     if pref.switch is not None:
-        cy = box.y1 + box.height // 2
         children.append(
             View(
                 LINEAR,
@@ -685,13 +697,39 @@ def pref_row(package: str, pref: Pref, box: Rect, icons: bool) -> View:
                 ],
             )
         )
+    elif pref.gear is not None:
+        children += [
+            View(
+                LINEAR,
+                box.with_x(791, 838),
+                rid=rid(package, "two_target_divider"),
+                children=[View(VIEW, Rect(835, cy - 44, 838, cy + 44))],
+            ),
+            View(
+                LINEAR,
+                box.with_x(838, 1036),
+                rid="android:id/widget_frame",
+                children=[
+                    View(
+                        IMAGE,
+                        box.with_x(838, 1036),
+                        rid=rid(package, "settings_button"),
+                        desc="Settings",
+                        clickable=True,
+                        focusable=True,
+                        on_tap=pref.gear,
+                    )
+                ],
+            ),
+        ]
     return View(
         LINEAR,
         box,
-        clickable=pref.on_tap is not None or pref.switch is not None,
-        focusable=True,
+        desc=pref.desc,
+        clickable=pref.selectable,
+        focusable=pref.selectable,
         enabled=pref.enabled,
-        on_tap=pref.on_tap,
+        on_tap=pref.on_tap if pref.selectable else None,
         children=children,
     )
 
@@ -749,7 +787,10 @@ def scroll_rows(
     total = sum(height for height, _ in rows)
     state.max_offset = max(0, total - box.height)
     state.offset = min(state.offset, state.max_offset)
-    y = box.y1 - state.offset
+    return _rows_from(box.y1 - state.offset, box, rows)
+
+
+def _rows_from(y: int, box: Rect, rows: Sequence[tuple[int, Callable[[Rect], View]]]) -> list[View]:
     views: list[View] = []
     for height, build in rows:
         views.append(build(Rect(box.x1, y, box.x2, y + height)))
@@ -776,6 +817,10 @@ def recycler(
     )
 
 
+APP_BAR_EXPANDED = 470
+APP_BAR_COLLAPSED = 147
+
+
 def settings_page(
     package: str,
     title: str,
@@ -784,12 +829,54 @@ def settings_page(
     state: ScrollState,
     on_up: Handler,
     icons: bool = True,
-    top: View | None = None,
+    top: View | Callable[[Rect], View] | None = None,
     top_height: int = 0,
+    actions: Sequence[tuple[str, Handler]] = (),
 ) -> View:
-    """A collapsing-toolbar preference screen (Android 14 Settings sub-pages)."""
-    bar = Rect(0, frame.y1, WIDTH, frame.y1 + 470)
-    action = Rect(0, frame.y1, WIDTH, frame.y1 + 147)
+    """A collapsing-toolbar preference screen (Android 14 Settings sub-pages).
+
+    Scrolling first collapses the tall app bar to its action bar, then moves the list, as the
+    CoordinatorLayout of real Settings does; `top` (a main switch bar) rides below the app bar.
+    `actions` are icon buttons at the right of the action bar, named by their descriptions.
+    """
+    rows = [(pref_height(p), _row_builder(package, p, icons)) for p in prefs]
+    total = sum(height for height, _ in rows)
+    expanded_list = frame.y2 - (frame.y1 + APP_BAR_EXPANDED + top_height)
+    state.max_offset = max(0, total - expanded_list)
+    state.offset = min(state.offset, state.max_offset)
+    collapse = min(state.offset, APP_BAR_EXPANDED - APP_BAR_COLLAPSED)
+    bar = Rect(0, frame.y1, WIDTH, frame.y1 + APP_BAR_EXPANDED - collapse)
+    action = Rect(0, frame.y1, WIDTH, frame.y1 + APP_BAR_COLLAPSED)
+    action_views: list[View] = [
+        icon_button("Navigate up", Rect(0, action.y1, 147, action.y2), on_up)
+    ]
+    title_right = WIDTH - len(actions) * 132
+    action_views.append(View(VIEW, Rect(189, action.y1, title_right, action.y2)))
+    if actions:
+        menu = Rect(title_right, action.y1, WIDTH, action.y2)
+        action_views.append(
+            View(
+                LINEAR,
+                menu,
+                children=[
+                    View(
+                        BUTTON,
+                        Rect(
+                            menu.x1 + i * 132,
+                            action.y1 + 11,
+                            menu.x1 + (i + 1) * 132,
+                            action.y2 - 11,
+                        ),
+                        desc=desc,
+                        clickable=True,
+                        focusable=True,
+                        long_clickable=True,
+                        on_tap=handler,
+                    )
+                    for i, (desc, handler) in enumerate(actions)
+                ],
+            )
+        )
     app_bar = View(
         LINEAR,
         bar,
@@ -801,31 +888,35 @@ def settings_page(
                 rid=rid(package, "collapsing_toolbar"),
                 desc=title,
                 children=[
-                    View(
-                        VIEW_GROUP,
-                        action,
-                        rid=rid(package, "action_bar"),
-                        children=[
-                            icon_button("Navigate up", Rect(0, action.y1, 147, action.y2), on_up),
-                            View(VIEW, Rect(189, action.y1, WIDTH, action.y2)),
-                        ],
-                    ),
+                    View(VIEW_GROUP, action, rid=rid(package, "action_bar"), children=action_views)
                 ],
             ),
         ],
     )
     content = Rect(0, bar.y2, WIDTH, frame.y2)
     list_box = Rect(0, content.y1 + top_height, WIDTH, frame.y2)
-    rows = [(pref_height(p), _row_builder(package, p, icons)) for p in prefs]
     list_children: list[View] = []
-    if top is not None:
-        list_children.append(top)
+    if isinstance(top, View):
+        list_children.append(shifted(top, 0, -collapse))
+    elif top is not None:
+        list_children.append(top(Rect(0, content.y1, WIDTH, content.y1 + top_height)))
     list_children.append(
         View(
             FRAME,
             list_box,
             rid="android:id/list_container",
-            children=[recycler(list_box, rows, state, rid(package, "recycler_view"))],
+            children=[
+                View(
+                    RECYCLER,
+                    list_box,
+                    rid=rid(package, "recycler_view"),
+                    scrollable=True,
+                    focusable=True,
+                    scroll=state,
+                    recycler=True,
+                    children=_rows_from(list_box.y1 - (state.offset - collapse), list_box, rows),
+                )
+            ],
         )
     )
     return View(
@@ -833,6 +924,7 @@ def settings_page(
         frame,
         rid=rid(package, "content_parent"),
         scrollable=True,
+        scroll=state,
         children=[
             app_bar,
             View(

@@ -52,8 +52,32 @@ def parent(node: etree._Element) -> etree._Element:
     return up
 
 
+def has_area(node: etree._Element) -> bool:
+    x1, y1, x2, y2 = (int(v) for v in re.findall(r"-?\d+", node.get("bounds", "")))
+    return x1 < x2 and y1 < y2
+
+
 def labels(sim: Simulator) -> list[str]:
-    return [n.get("text") or n.get("content-desc") or "" for n in nodes(sim.dump_xml())]
+    """Texts and descriptions a user can see (a row's clipped-away title has no area)."""
+    return [
+        n.get("text") or n.get("content-desc") or "" for n in nodes(sim.dump_xml()) if has_area(n)
+    ]
+
+
+def elements(sim: Simulator) -> list[str]:
+    """The screen as the model reads it: one line per element, without the index."""
+    return [
+        line.split(" ", 1)[1] for line in Screen.parse(sim.dump_xml()).render().splitlines()[1:]
+    ]
+
+
+def scroll_to(sim: Simulator, label: str) -> None:
+    """Swipe the list up a little at a time until `label` shows in full."""
+    for _ in range(20):
+        if any(v.bounds.height > 40 for v in sim.find_views(label)):
+            return
+        sim.swipe(540, 1800, 540, 1400)
+    raise AssertionError(f"{label!r} never came into view")
 
 
 def switch_checked(sim: Simulator, row_title: str) -> bool:
@@ -185,6 +209,7 @@ def test_confirmation_dialog_cancel_and_ok() -> None:
     sim.tap_on("System")
     sim.swipe(540, 1800, 540, 600)
     sim.tap_on("Developer options")
+    scroll_to(sim, "USB debugging")
     sim.tap_on("USB debugging")
     assert "Allow USB debugging?" in labels(sim)
     sim.press_key("back")
@@ -380,3 +405,79 @@ def test_faults_are_off_by_default() -> None:
     for _ in range(30):
         sim.dump_xml()
     assert not sim.faults.any()
+
+
+# --- Settings rows, search ---------------------------------------------------------------------
+
+
+def test_settings_rows_read_as_one_button_with_title_and_summary() -> None:
+    sim = Simulator()
+    sim.open_app("Settings")
+    sim.tap_on("Network & internet")
+    shown = elements(sim)
+    for row in (
+        'button "Internet, AndroidWifi"',
+        'button "Calls & SMS, T-Mobile"',
+        'button "SIMs, T-Mobile"',
+        'switch "Airplane mode" off',
+        'button "Hotspot & tethering, Off"',
+        'button "Data Saver, Off"',
+        'button "VPN, None"',
+        'button "Mobile plan"',
+    ):
+        assert row in shown
+    # the page title is the only plain text: no row is a dead line of text
+    assert [line for line in shown if line.startswith("text")] == ['text "Network & internet"']
+
+
+def test_a_row_with_a_page_opens_it_and_one_without_changes_nothing() -> None:
+    sim = Simulator()
+    sim.open_app("Settings")
+    sim.tap_on("Network & internet")
+    before = sim.dump_xml()
+    sim.tap_on("Mobile plan")
+    assert sim.dump_xml() == before
+    sim.tap_on("Calls & SMS")
+    assert 'text "Calls & SMS"' in elements(sim)
+    assert 'button "SMS preference, T-Mobile"' in elements(sim)
+
+
+def test_a_row_clipped_at_the_edge_of_the_list_keeps_its_label() -> None:
+    sim = Simulator(state={"developer_options": True})
+    sim.open_app("Settings")
+    for _ in range(12):  # small steps: some land with a row's title scrolled out of view
+        screen = Screen.parse(sim.dump_xml())
+        unlabelled = [e for e in screen.elements if e.role == "button" and not e.label]
+        assert unlabelled == []
+        sim.swipe(540, 1800, 540, 1690)
+
+
+def test_search_filters_rows_and_a_hit_opens_its_page() -> None:
+    sim = Simulator(state={"wifi": False})
+    sim.open_app("Settings")
+    sim.tap_on("Search settings")
+    assert sim.find_views("Search settings")[0].focused  # the query field, keyboard up
+    assert "com.google.android.inputmethod.latin" in sim.dump_xml()
+    sim.type_text("wi-fi")
+    hits = [line for line in elements(sim) if line.startswith("button")]
+    assert 'button "Wi-Fi, Network & internet > Internet"' in hits
+    assert not any("Bluetooth" in hit for hit in hits)
+    sim.tap_on("Wi-Fi")
+    assert 'switch "Wi-Fi" off' in elements(sim)
+    sim.tap_on("Wi-Fi")
+    assert sim.state["wifi"] is True
+    sim.press_key("back")  # back to the results, as they were
+    assert any(line.startswith('button "Wi-Fi,') for line in elements(sim))
+
+
+def test_search_reaches_only_pages_the_phone_shows() -> None:
+    sim = Simulator()
+    sim.open_app("Settings")
+    sim.tap_on("Search settings")
+    sim.type_text("usb debugging")
+    assert "No results" in labels(sim)
+    sim.set_state("developer_options", True)
+    sim.clear_text()
+    sim.type_text("usb debugging")
+    sim.tap_on("USB debugging")
+    assert 'text "Developer options"' in elements(sim)
