@@ -16,6 +16,7 @@ pool: each episode carries its own guard setting (`RunSettings.guards`).
 
 from __future__ import annotations
 
+import difflib
 import fnmatch
 import re
 import tempfile
@@ -69,30 +70,35 @@ class NoSuchPhrasing(ValueError):
 
 
 def select_tasks(patterns: str | None, tasks: Sequence[Task] = TASKS) -> list[Task]:
-    """Tasks that any comma-separated pattern names, ignoring case: a task's whole name picks
-    that task alone (SystemWifiTurnOn, not SystemWifiTurnOnVerify); a shell glob or else a
-    substring picks every task it matches (all tasks when None)."""
+    """The tasks whose names `select_names` picks (all tasks when None)."""
+    chosen = set(select_names(patterns, [task.name for task in tasks]))
+    return [task for task in tasks if task.name in chosen]
+
+
+def select_names(patterns: str | None, names: Sequence[str]) -> list[str]:
+    """Names that the comma-separated patterns pick, ignoring case: a whole name picks that name
+    alone (SystemWifiTurnOn, not SystemWifiTurnOnVerify); a shell glob or else a substring picks
+    every name it matches (all names when None). A pattern that matches nothing is an error."""
     if not patterns:
-        return list(tasks)
-    wanted = [p.strip().casefold() for p in patterns.split(",") if p.strip()]
-    names = {task.name.casefold() for task in tasks}
+        return list(names)
+    given = [p.strip() for p in patterns.split(",") if p.strip()] or [patterns]
+    wanted = [pattern.casefold() for pattern in given]
+    known = {name.casefold(): name for name in names}
 
     def matches(name: str, pattern: str) -> bool:
         name = name.casefold()
-        if pattern in names:
+        if pattern in known:
             return name == pattern
         if any(c in pattern for c in "*?["):
             return fnmatch.fnmatchcase(name, pattern)
         return pattern in name
 
-    chosen = [t for t in tasks if any(matches(t.name, p) for p in wanted)]
-    if not chosen:
-        raise NoTasksMatched(
-            f"no task matches {patterns!r}; try one of: "
-            + ", ".join(t.name for t in tasks[:5])
-            + ", ..."
-        )
-    return chosen
+    for original, pattern in zip(given, wanted, strict=True):
+        if not any(matches(name, pattern) for name in names):
+            close = difflib.get_close_matches(pattern, list(known), n=3)
+            hint = [known[name] for name in close] or [*names[:5], "..."]
+            raise NoTasksMatched(f"no task matches {original!r}; try one of: {', '.join(hint)}")
+    return [name for name in names if any(matches(name, p) for p in wanted)]
 
 
 # Which goal phrasings a run uses: one index, each task's held-out phrasing, or every one.

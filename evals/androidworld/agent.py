@@ -23,9 +23,14 @@ class PhoneAgent(base_agent.EnvironmentInteractingAgent):
         self.stepper = stepper
 
     def reset(self, go_home: bool = False) -> None:
+        self.stepper.reset()  # first: a failing reset of the emulator leaves nothing open
         super().reset(go_home)
         self.env.hide_automation_ui()
-        self.stepper.reset()
+
+    def set_max_steps(self, max_steps: int) -> None:
+        """The harness's step budget for the episode it is starting."""
+        super().set_max_steps(max_steps)
+        self.stepper.set_step_budget(max_steps)
 
     def step(self, goal: str) -> base_agent.AgentInteractionResult:
         state = self.get_post_transition_state()

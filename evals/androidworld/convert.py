@@ -13,16 +13,21 @@ Actions. Ours become AndroidWorld JSON actions (dicts of `JSONAction` fields):
 
 - tap(i), long_press(i): click / long_press at the centre of the element the model saw;
 - type_text(text, i?, clear?): input_text at the field (unless it is focused), clear_text;
-  AndroidWorld always presses Enter after typing;
+  AndroidWorld always presses Enter after typing, and skips an input_text without text
+  entirely (its tap and clear_text too), so an empty type_text is refused;
 - swipe(direction, i?): scroll in the opposite direction (ours names the finger's way, theirs
   the view's), inside element i when given;
 - press_key(back / home / enter): navigate_back / navigate_home / keyboard_enter;
-- open_app(name), wait(s): open_app(app_name), wait;
+- open_app(name), wait(s): open_app(app_name), wait (AndroidWorld always waits one second;
+  the caller waits the rest);
 - task_complete(success, answer?): answer(text) when there is an answer, then
   status(complete / infeasible).
 
 Positions, not indices: AndroidWorld resolves an index against a fresh list at execution time,
 which may have changed since the model looked; coordinates hit what the model saw.
+
+Tools. `tools_schema()` is what the model reads there: our tools, with the text of type_text,
+press_key and wait saying what AndroidWorld's actions really do.
 """
 
 from __future__ import annotations
@@ -45,12 +50,28 @@ from agent.actions import (
     Wait,
     tool_name,
 )
+from agent.actions import tools_schema as our_tools_schema
 from agent.screen import Element, Screen
 
 _KEYBOARD_PACKAGE = re.compile(r"inputmethod|keyboard", re.IGNORECASE)
 _SYSTEM_UI = "com.android.systemui"
 _KEYS = {"back": "navigate_back", "home": "navigate_home", "enter": "keyboard_enter"}
 _OPPOSITE = {"up": "down", "down": "up", "left": "right", "right": "left"}
+AW_WAIT_S = 1.0  # what android_world's `wait` action sleeps, whatever was asked
+
+# Tool -> (its description, {argument: description}) where AndroidWorld differs from a phone;
+# None keeps our description.
+_AW_TOOL_TEXT: dict[str, tuple[str | None, dict[str, str]]] = {
+    "type_text": (
+        "Type text into a text field; Enter is always pressed afterwards here.",
+        {"text": "The text to type (not empty).", "submit": "No effect here: Enter is pressed."},
+    ),
+    "press_key": (None, {"key": "Key name: back, home or enter (no others here)."}),
+    "wait": (
+        None,
+        {"seconds": f"At least {AW_WAIT_S:g} here (shorter waits last that long), at most 10."},
+    ),
+}
 
 AwAction = dict[str, Any]  # keyword arguments of android_world's JSONAction
 
@@ -188,6 +209,11 @@ def action_to_aw(action: Action, observed: ObservedScreen) -> list[AwAction]:
             {"action_type": "click" if isinstance(action, Tap) else "long_press", "x": x, "y": y}
         ]
     if isinstance(action, TypeText):
+        if not action.text:
+            raise UnsupportedAction(
+                "type_text needs text here: AndroidWorld skips an empty one entirely, clear "
+                "included; to replace a field's text, type the new text with clear=true"
+            )
         typed: AwAction = {"action_type": "input_text", "text": action.text}
         if action.index is not None and not screen.element(action.index).focused:
             typed["x"], typed["y"] = screen.element(action.index).center
@@ -221,3 +247,16 @@ def action_to_aw(action: Action, observed: ObservedScreen) -> list[AwAction]:
             return [{"action_type": "answer", "text": action.answer}, status]
         return [status]
     raise UnsupportedAction(f"{tool_name(action)} has no AndroidWorld action")
+
+
+def tools_schema() -> list[dict[str, Any]]:
+    """Our tools as the model gets them under AndroidWorld (same names and arguments)."""
+    tools = our_tools_schema()
+    for tool in tools:
+        function = tool["function"]
+        if function["name"] in _AW_TOOL_TEXT:
+            description, arguments = _AW_TOOL_TEXT[function["name"]]
+            function["description"] = description or function["description"]
+            for argument, text in arguments.items():
+                function["parameters"]["properties"][argument]["description"] = text
+    return tools

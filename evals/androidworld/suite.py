@@ -3,14 +3,18 @@ with our agent.
 
 The same calls AndroidWorld's `run.py` makes, with our agent in place of theirs: connect to the
 running emulator, build the suite from the task registry, run it with an incremental
-checkpointer (a run directory given again resumes: finished task instances are skipped) and
-let AndroidWorld score it. AndroidWorld counts a task only when the agent said it is done.
+checkpointer (a run directory given again resumes: finished task instances are skipped, and
+new trajectories are numbered after the ones there) and let AndroidWorld score it.
+AndroidWorld counts a task only when the agent said it is done.
+
+`--tasks` takes the same globs and substrings as the simulator suite; they are resolved
+against AndroidWorld's registry before the emulator is touched, since AndroidWorld itself
+takes exact names only. The emulator connection is closed however the run ends.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib.util
 from datetime import datetime
 from pathlib import Path
 
@@ -27,21 +31,27 @@ class AndroidWorldMissing(RuntimeError):
 
 
 def run_androidworld(args: argparse.Namespace) -> int:
-    if importlib.util.find_spec("android_world") is None:
-        raise AndroidWorldMissing(INSTALL_HINT)
     if args.policy != "llm":
         raise AndroidWorldMissing("eval --suite androidworld: only --policy llm runs there")
     if args.guards == "both":
         raise AndroidWorldMissing("eval --suite androidworld: --guards is on or off there")
+    try:
+        # The modules themselves, not just a folder of that name somewhere on the path.
+        from android_world import checkpointer, registry, suite_utils
+        from android_world.env import env_launcher
 
-    from android_world import checkpointer, registry, suite_utils
-    from android_world.env import env_launcher
+        from evals.androidworld.agent import PhoneAgent
+    except ImportError as exc:
+        raise AndroidWorldMissing(f"{INSTALL_HINT} ({exc})") from None
 
     from agent.loop import RunSettings
     from agent.model_client import ClientSettings, ModelClient
-    from evals.androidworld.agent import PhoneAgent
     from evals.androidworld.step import AgentStepper
+    from evals.runner import select_names
 
+    task_registry = registry.TaskRegistry().get_registry(family=_SUITE_FAMILY)
+    # android_world takes exact names only, and checks them after the emulator is set up.
+    tasks = select_names(args.tasks, sorted(task_registry)) if args.tasks else None
     run_dir: Path = args.run_dir or Path("runs") / f"androidworld-{datetime.now():%Y%m%d-%H%M%S}"
     client = ModelClient(
         ClientSettings(
@@ -51,6 +61,7 @@ def run_androidworld(args: argparse.Namespace) -> int:
             think_budget=args.think_budget,
         )
     )
+    env = None
     try:
         model_name = client.model_name()
         launch_options = {"adb_path": args.adb_path} if args.adb_path else {}
@@ -60,10 +71,10 @@ def run_androidworld(args: argparse.Namespace) -> int:
             **launch_options,
         )
         suite = suite_utils.create_suite(
-            registry.TaskRegistry().get_registry(family=_SUITE_FAMILY),
+            task_registry,
             n_task_combinations=args.n_task_combinations or 1,
             seed=30 if args.task_random_seed is None else args.task_random_seed,
-            tasks=[t.strip() for t in args.tasks.split(",")] if args.tasks else None,
+            tasks=tasks,
         )
         suite.suite_family = _SUITE_FAMILY
         stepper = AgentStepper(
@@ -75,13 +86,20 @@ def run_androidworld(args: argparse.Namespace) -> int:
         )
         agent = PhoneAgent(env, stepper)
         print(f"AndroidWorld with {model_name}; checkpoints and trajectories in {run_dir}")
-        episodes = suite_utils.run(
-            suite,
-            agent,
-            checkpointer=checkpointer.IncrementalCheckpointer(str(run_dir)),
-        )
-        env.close()
+        try:
+            episodes = suite_utils.run(
+                suite,
+                agent,
+                checkpointer=checkpointer.IncrementalCheckpointer(str(run_dir)),
+            )
+        except KeyboardInterrupt:
+            stepper.reset("interrupted by the user (Ctrl-C)")
+            raise
+        finally:
+            stepper.reset("the run ended before the episode did")
     finally:
+        if env is not None:
+            env.close()
         client.close()
     scores = [e.get("is_successful") for e in episodes]
     judged = [float(s) for s in scores if isinstance(s, int | float) and s == s]
