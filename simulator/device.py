@@ -93,7 +93,7 @@ class Simulator:
         for window in self._phone.windows():
             root = visible(window.root, SCREEN)
             if root is not None:
-                windows.append(Window(window.package, root, window.modal))
+                windows.append(Window(window.package, root, window.modal, window.touchable))
         return windows
 
     def dump_xml(self) -> str:
@@ -117,9 +117,7 @@ class Simulator:
         return WIDTH, HEIGHT
 
     def foreground_app(self) -> str:
-        if self._phone.system_dialog is not None and self._phone.overview is None:
-            return self._phone.system_dialog.package
-        return self._phone.foreground
+        return self._phone.input_package()
 
     def screenshot_png(self) -> bytes | None:
         return None
@@ -134,6 +132,8 @@ class Simulator:
         self._check_point(x, y)
         for window in reversed(self.visible_windows()):
             root = window.root
+            if not window.touchable:
+                continue
             if root.bounds.contains(x, y):
                 target = find_target(root, x, y, want)
                 handler: Handler | None = None
@@ -162,6 +162,8 @@ class Simulator:
         self._check_point(min(max(x2, 0), WIDTH - 1), min(max(y2, 0), HEIGHT - 1))
         dx, dy = x2 - x1, y2 - y1
         for window in reversed(self.visible_windows()):
+            if not window.touchable:
+                continue
             if not window.root.bounds.contains(x1, y1):
                 if window.modal:
                     return
@@ -174,11 +176,7 @@ class Simulator:
                         self._phone.changes += 1
                         return
             if not window.modal:
-                self._act(
-                    lambda: (
-                        self._phone.top().on_swipe(dx, dy) if self._phone.overview is None else None
-                    )
-                )
+                self._act(lambda: self._phone.swipe(y1, dx, dy))
             return
 
     def type_text(self, text: str) -> None:

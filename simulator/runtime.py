@@ -1,4 +1,5 @@
-"""The phone's UI runtime: app back stacks, dialogs, text focus and the keyboard, windows.
+"""The phone's UI runtime: app back stacks, dialogs, text focus and the keyboard, windows,
+the System UI panel pulled down from the status bar, and toasts.
 
 Apps are sets of pages. A page renders its content from the device state and its own UI
 state (scroll offsets, field contents) every frame; handlers attached to views change state.
@@ -10,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from simulator.state import DeviceState
-from simulator.view import Handler, Rect, View, Window
+from simulator.view import IMAGE, LINEAR, TEXT, Handler, Rect, View, Window, text_box
 from simulator.widgets import (
     KEYBOARD,
     KEYBOARD_TOP,
@@ -22,10 +23,13 @@ from simulator.widgets import (
     StatusIcons,
     app_window,
     keyboard_window,
+    rid,
     status_bar_window,
 )
 
 SYSTEM_UI = "com.android.systemui"
+# A finger that starts on the status bar and travels this far down pulls the shade.
+SHADE_PULL = 150
 
 
 class Page:
@@ -74,6 +78,33 @@ class Dialog:
         self.phone.close_dialog(self)
 
 
+class Panel:
+    """A System UI panel over everything: the notification shade and quick settings."""
+
+    def __init__(self, phone: Phone) -> None:
+        self.phone = phone
+
+    def window(self) -> View:
+        raise NotImplementedError
+
+    def on_swipe(self, dx: int, dy: int) -> bool:
+        """A swipe its scrolling lists did not take; True if handled."""
+        return False
+
+    def close(self) -> None:
+        self.phone.close_panel()
+
+
+@dataclass
+class Toast:
+    """A short message at the bottom of the screen. It lasts until the screen next changes
+    after it was first drawn: long enough for the dump that follows the action that raised it,
+    gone by the time the next action has done something (a real toast lasts 2 seconds)."""
+
+    text: str
+    drawn_at: int | None = None  # the `Phone.changes` count when it was first drawn
+
+
 @dataclass(frozen=True)
 class AppSpec:
     package: str
@@ -92,6 +123,10 @@ class Phone:
         self.recents: list[str] = []
         self.system_dialog: Dialog | None = None
         self.overview: Page | None = None
+        self.panel: Panel | None = None
+        self.toast: Toast | None = None
+        # notifications the user cleared or opened: (sender, text) of received texts
+        self.dismissed_notifications: set[tuple[str, str]] = set()
         self.focus: Field | None = None
         self.focus_owner: object | None = None
         self.keyboard_shown = False
@@ -110,6 +145,7 @@ class Phone:
         self._foreground = package
         self.state.foreground = package
         self.overview = None
+        self.panel = None
         if package != self.launcher:
             if package in self.recents:
                 self.recents.remove(package)
@@ -180,6 +216,9 @@ class Phone:
             self.keyboard_shown = False
             self.changes += 1
             return
+        if self.panel is not None:
+            self.close_panel()
+            return
         if self.system_dialog is not None:
             self.system_dialog.cancel()
             return
@@ -198,6 +237,45 @@ class Phone:
         if self._foreground == self.launcher:
             return
         self.pop(page)
+
+    def input_package(self) -> str:
+        """The package of the window that takes input: a panel or system dialog on top, or
+        the foreground app."""
+        if self.panel is not None:
+            return SYSTEM_UI
+        if self.system_dialog is not None and self.overview is None:
+            return self.system_dialog.package
+        return self._foreground
+
+    # -- gestures -----------------------------------------------------------------------------
+
+    def swipe(self, y1: int, dx: int, dy: int) -> None:
+        """A swipe no scrolling view took, starting at height y1: a pull from the status bar
+        opens the shade; the shade, then the page on top, get the others."""
+        if self.panel is not None:
+            self.panel.on_swipe(dx, dy)
+        elif y1 < STATUS_BAR and dy >= SHADE_PULL:
+            self.open_panel()
+        elif self.overview is None:
+            self.top().on_swipe(dx, dy)
+
+    def open_panel(self) -> None:
+        # Imported lazily: the shade is built from the apps it shows (Messages, Clock).
+        from simulator.apps.system import NotificationShade
+
+        self.blur()
+        self.panel = NotificationShade(self)
+        self.changes += 1
+        self.navigations += 1
+
+    def close_panel(self) -> None:
+        self.panel = None
+        self.changes += 1
+        self.navigations += 1
+
+    def show_toast(self, message: str) -> None:
+        self.toast = Toast(message)
+        self.changes += 1
 
     # -- dialogs ----------------------------------------------------------------------------
 
@@ -290,7 +368,10 @@ class Phone:
     def windows(self) -> list[Window]:
         """Every window on screen, bottom to top."""
         windows: list[Window] = []
-        if self.overview is not None:
+        if self.panel is not None:
+            # The shade covers the whole screen and draws its own status header.
+            windows.append(Window(SYSTEM_UI, self.panel.window()))
+        elif self.overview is not None:
             windows.append(Window(self.launcher, self.overview.window(self.content_frame())))
         else:
             page = self.top()
@@ -301,10 +382,22 @@ class Phone:
                 windows.append(
                     Window(self.system_dialog.package, self.system_dialog.window(), modal=True)
                 )
-        windows.append(Window(SYSTEM_UI, status_bar_window(self.status_icons())))
+        if self.panel is None:
+            windows.append(Window(SYSTEM_UI, status_bar_window(self.status_icons())))
         if self.focus is not None and self.keyboard_shown:
             windows.append(Window(KEYBOARD, keyboard_window(self.keyboard_actions())))
+        toast = self._current_toast()
+        if toast is not None:
+            windows.append(Window(SYSTEM_UI, toast_window(toast.text), touchable=False))
         return windows
+
+    def _current_toast(self) -> Toast | None:
+        toast = self.toast
+        if toast is not None and toast.drawn_at is None:
+            toast.drawn_at = self.changes
+        elif toast is not None and toast.drawn_at != self.changes:
+            self.toast = None
+        return self.toast
 
     def status_icons(self) -> StatusIcons:
         s = self.state
@@ -319,3 +412,39 @@ class Phone:
             battery_percentage=s.battery_percentage,
             battery_saver=s.battery_saver,
         )
+
+
+TOAST_TEXT_SIZE = 37  # 14sp
+TOAST_MAX_WIDTH = 787  # 300dp
+TOAST_BOTTOM = NAV_BAR_TOP - 63  # 24dp above the navigation bar
+
+
+def toast_window(message: str) -> View:
+    """System UI's text toast (`text_toast.xml`): the app icon and up to two lines of text in a
+    pill centred near the bottom; its own window, with no decor around it."""
+    line = text_box(message, 0, 0, TOAST_TEXT_SIZE, 10**6)
+    text_room = TOAST_MAX_WIDTH - 42 - 63 - 26 - 42
+    lines = 1 if line.width <= text_room else 2
+    text_width = min(line.width, text_room)
+    width = 42 + 63 + 26 + text_width + 42
+    height = 64 + 53 * lines
+    x1 = (WIDTH - width) // 2
+    box = Rect(x1, TOAST_BOTTOM - height, x1 + width, TOAST_BOTTOM)
+    middle = box.y1 + height // 2
+    return View(
+        LINEAR,
+        box,
+        children=[
+            View(
+                IMAGE,
+                Rect(x1 + 42, middle - 31, x1 + 105, middle + 32),
+                rid=rid(SYSTEM_UI, "icon"),
+            ),
+            View(
+                TEXT,
+                Rect(x1 + 131, box.y1, x1 + 131 + text_width, box.y2),
+                rid=rid(SYSTEM_UI, "text"),
+                text=message,
+            ),
+        ],
+    )

@@ -481,3 +481,141 @@ def test_search_reaches_only_pages_the_phone_shows() -> None:
     sim.type_text("usb debugging")
     sim.tap_on("USB debugging")
     assert 'text "Developer options"' in elements(sim)
+
+
+# --- the shade, quick settings and toasts ------------------------------------------------------
+
+
+def pull_shade(sim: Simulator) -> None:
+    sim.swipe(540, 20, 540, 1000)  # from the status bar down
+
+
+def test_a_swipe_down_from_the_status_bar_opens_the_shade_with_the_inbox() -> None:
+    sim = Simulator()
+    sim.swipe(540, 900, 540, 1900)  # lower down it is no pull
+    assert sim.foreground_app() == LAUNCHER
+    pull_shade(sim)
+    assert sim.foreground_app() == "com.android.systemui"
+    shown = elements(sim)
+    assert 'button "Alice Martin, •, now, Lunch at 12:30?"' in shown
+    assert 'button "Bob Chen, •, now, The parcel arrived"' in shown
+    assert 'switch "Internet, AndroidWifi" on' in shown
+    sim.tap_on("Alice Martin")
+    assert sim.foreground_app() == "com.google.android.permissioncontroller"  # first launch
+    sim.tap_on("Allow")
+    assert sim.foreground_app() == MESSAGES and 'button "Call"' in elements(sim)
+    pull_shade(sim)
+    assert not any("Alice Martin" in line for line in elements(sim))  # read, so cleared
+
+
+def test_clear_all_and_refused_notifications_empty_the_shade() -> None:
+    sim = Simulator()
+    pull_shade(sim)
+    sim.tap_on("Clear all")
+    assert sim.foreground_app() == LAUNCHER
+    pull_shade(sim)
+    assert "No notifications" in labels(sim)
+    refused = Simulator(state={"permission_prompts": []})  # Messages was asked and said no
+    pull_shade(refused)
+    assert "No notifications" in labels(refused)
+
+
+def test_quick_settings_tiles_change_the_state_settings_shows() -> None:
+    sim = Simulator(state={"bluetooth": False})
+    pull_shade(sim)
+    pull_shade(sim)  # the second pull shows every tile
+    shown = elements(sim)
+    for tile in ("Bluetooth", "Flashlight", "Do Not Disturb", "Airplane mode"):
+        assert f'switch "{tile}, Off" off' in shown
+    sim.tap_on("Bluetooth, Off")
+    sim.tap_on("Flashlight, Off")
+    sim.tap_on("Do Not Disturb, Off")
+    assert (sim.state["bluetooth"], sim.state["flashlight"], sim.state["do_not_disturb"]) == (
+        True,
+        True,
+        True,
+    )
+    assert 'switch "Bluetooth, On" on' in elements(sim)
+    sim.swipe(900, 1000, 200, 1000)  # the next page of tiles
+    sim.tap_on("Dark theme, Off")
+    sim.tap_on("Battery Saver, Off")
+    assert sim.state["dark_theme"] is True and sim.state["battery_saver"] is True
+    sim.press_key("back")
+    assert sim.foreground_app() == LAUNCHER
+    sim.open_app("Settings")
+    sim.tap_on("Connected devices")
+    sim.tap_on("Connection preferences")
+    assert 'button "Bluetooth, On"' in elements(sim)
+
+
+def test_the_internet_tile_opens_its_panel_with_the_wifi_switch() -> None:
+    sim = Simulator()
+    pull_shade(sim)
+    sim.tap_on("Internet, AndroidWifi")
+    assert 'switch "Wi-Fi" on' in elements(sim)
+    sim.tap_on("Wi‑Fi")
+    assert sim.state["wifi"] is False and 'switch "Wi-Fi" off' in elements(sim)
+    sim.tap_on("See all")
+    assert sim.foreground_app() == SETTINGS and 'text "Internet"' in elements(sim)
+
+
+def test_swiping_up_folds_quick_settings_then_closes_the_shade() -> None:
+    sim = Simulator()
+    pull_shade(sim)
+    pull_shade(sim)
+    assert "Edit order of settings." in labels(sim)
+    sim.swipe(540, 1900, 540, 700)
+    assert "Edit order of settings." not in labels(sim) and "Clear all" in labels(sim)
+    sim.swipe(540, 1900, 540, 700)
+    assert sim.foreground_app() == LAUNCHER
+
+
+def toast(sim: Simulator) -> etree._Element | None:
+    """The toast's text: System UI's own window, `text_toast.xml`'s icon and text, no decor."""
+    root = etree.fromstring(sim.dump_xml().encode())
+    for window in root.findall("node"):
+        children = list(window)
+        if (
+            window.get("package") == "com.android.systemui"
+            and window.get("class") == "android.widget.LinearLayout"
+            and [c.get("resource-id") for c in children]
+            == ["com.android.systemui:id/icon", "com.android.systemui:id/text"]
+        ):
+            return children[1]
+    return None
+
+
+def test_a_toast_shows_after_an_alarm_is_set_until_the_next_action() -> None:
+    sim = Simulator(state={"time": "09:41"})
+    sim.open_app("Clock")
+    sim.tap_on("Add alarm")
+    sim.tap_on("7 o'clock")
+    sim.tap_on("PM")
+    sim.tap_on("OK")
+    shown = toast(sim)
+    assert shown is not None
+    assert shown.get("text") == "Alarm set for 10 hours from now."
+    x1, y1, x2, y2 = (int(v) for v in re.findall(r"\d+", shown.get("bounds", "")))
+    assert 1800 < y1 < y2 < 2337 and x1 > 0 and x2 < 1080  # above the navigation bar
+    assert 'text "Alarm set for 10 hours from now."' in elements(sim)
+    sim.press_key("home")
+    assert toast(sim) is None
+
+
+def test_a_toast_shows_after_a_message_is_sent_and_lets_taps_through() -> None:
+    sim = Simulator(state={"permission_prompts": []})
+    sim.open_app("Messages")
+    sim.tap_on("Alice Martin")
+    sim.tap_on("Text message")
+    sim.type_text("On my way")
+    sim.tap_on("Send SMS")
+    shown = toast(sim)
+    assert shown is not None and shown.get("text") == "Message sent"
+    assert sim.state["messages"] == [{"to": "Alice Martin", "text": "On my way"}]
+    x1, y1, x2, y2 = (int(v) for v in re.findall(r"\d+", shown.get("bounds", "")))
+    sim.tap((x1 + x2) // 2, (y1 + y2) // 2)  # the keyboard's space bar lies under the toast
+    root = etree.fromstring(sim.dump_xml().encode())
+    draft = find(
+        root, '//node[@resource-id="com.google.android.apps.messaging:id/compose_message_text"]'
+    )
+    assert draft[0].get("text") == " " and toast(sim) is None

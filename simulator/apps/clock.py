@@ -96,6 +96,22 @@ class LabelDialog(Dialog):
         )
 
 
+def alarm_set_message(now: str, alarm: str) -> str:
+    """The toast Clock shows for a newly set alarm: "Alarm set for 9 hours and 19 minutes from
+    now." (an alarm at the current minute rings tomorrow)."""
+    now_hour, now_minute = (int(part) for part in now.split(":"))
+    hour, minute = (int(part) for part in alarm.split(":"))
+    minutes = (hour * 60 + minute - now_hour * 60 - now_minute) % (24 * 60) or 24 * 60
+    days, rest = divmod(minutes, 24 * 60)
+    parts = [
+        f"{count} {unit}{'' if count == 1 else 's'}"
+        for count, unit in ((days, "day"), (rest // 60, "hour"), (rest % 60, "minute"))
+        if count
+    ]
+    spelled = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    return f"Alarm set for {spelled} from now."
+
+
 class ClockPage(Page):
     def __init__(self, phone: Phone) -> None:
         super().__init__(phone, CLOCK)
@@ -120,6 +136,7 @@ class ClockPage(Page):
         alarm = Alarm(time=f"{hour:02d}:{minute:02d}", enabled=True)
         self.state.alarms = [*self.state.alarms, alarm]
         self.expanded = self.state.alarms[-1]
+        self.phone.show_toast(alarm_set_message(self.state.time, alarm.time))
 
     def _retime(self, alarm: Alarm) -> None:
         hour, minute = (int(part) for part in alarm.time.split(":"))
@@ -127,6 +144,7 @@ class ClockPage(Page):
         def done(new_hour: int, new_minute: int) -> None:
             alarm.time = f"{new_hour:02d}:{new_minute:02d}"
             alarm.enabled = True
+            self.phone.show_toast(alarm_set_message(self.state.time, alarm.time))
 
         self.phone.open_dialog(TimePickerDialog(self.phone, CLOCK, hour, minute, done))
 

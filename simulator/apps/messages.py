@@ -248,7 +248,7 @@ class ConversationPage(Page):
         self.state.messages = [*self.state.messages, SentMessage(to=self.name, text=body)]
         self.draft.set("")
         self.scroll.offset = 1 << 30  # jump to the newest message
-        self.phone.changes += 1
+        self.phone.show_toast("Message sent")
 
     def _bubble(self, mine: bool, body: str) -> Callable[[Rect], View]:
         def build(box: Rect) -> View:
@@ -296,15 +296,23 @@ class ConversationPage(Page):
             children=[
                 toolbar(
                     MESSAGES,
-                    self.name,
+                    "",
                     frame,
                     lambda: self.phone.pop(self),
                     [
-                        icon_button("Call", Rect(786, frame.y1 + 10, 933, frame.y1 + 158), None),
-                        icon_button(
-                            "More options", Rect(933, frame.y1 + 10, 1080, frame.y1 + 158), None
+                        View(  # the name opens the contact's details on a phone; not here
+                            VIEW,
+                            Rect(189, frame.y1 + 10, 700, frame.y1 + 158),
+                            rid="top_app_bar_title_row",
+                            clickable=True,
+                            focusable=True,
+                            on_tap=lambda: None,
+                            children=[text(self.name, 189, frame.y1 + 48, 56, 700)],
                         ),
+                        icon_button("Call", Rect(786, frame.y1 + 10, 933, frame.y1 + 158), None),
+                        icon_button("More", Rect(933, frame.y1 + 10, 1080, frame.y1 + 158), None),
                     ],
+                    up_desc="Back",
                 ),
                 recycler(body, rows, self.scroll, _mid("message_list")),
                 View(
@@ -312,12 +320,24 @@ class ConversationPage(Page):
                     compose,
                     rid=_mid("compose_message_view"),
                     children=[
+                        icon_button(
+                            "Show attach content screen",
+                            Rect(21, compose.y1 + 30, 147, compose.y2 - 30),
+                            None,
+                            "ComposeRowIcon:Shortcuts",
+                        ),
                         edit_text(
                             self.draft,
-                            Rect(42, compose.y1 + 30, 880, compose.y2 - 30),
+                            Rect(147, compose.y1 + 30, 760, compose.y2 - 30),
                             self.phone.focus is self.draft,
                             self.phone.focuser(self.draft, self),
                             _mid("compose_message_text"),
+                        ),
+                        icon_button(
+                            "Show attach emoji and stickers screen",
+                            Rect(760, compose.y1 + 30, 886, compose.y2 - 30),
+                            None,
+                            "ComposeRowIcon:Emotive",
                         ),
                         send,
                     ],
