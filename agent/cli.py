@@ -23,6 +23,7 @@ COMMAND_MODULES = (
     "serving.quantization.commands",
     "evals.commands",
     "evals.bench.commands",
+    "evals.fidelity_commands",
     "serving.training.commands",
 )
 

@@ -22,7 +22,7 @@ from simulator.widgets import (
     text,
 )
 
-WORKSPACE_APPS = ("Calendar", "Clock")
+WORKSPACE_APPS = ("Files", "Settings")
 HOTSEAT_APPS = ("Messages", "Contacts")
 COLUMNS = 4
 CELL_W = 240
