@@ -13,11 +13,14 @@ import sysconfig
 from collections.abc import Iterable, Iterator
 from importlib import resources
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from serving import spark_format
+
+if TYPE_CHECKING:
+    import torch
 
 Shape = Literal["tiny", "1.7b"]
 CHAT_TEMPLATE_FILE = "chat_template.jinja"
@@ -174,11 +177,32 @@ def tensor_shapes(config: SparkConfig) -> Iterator[tuple[str, tuple[int, ...]]]:
 
 
 def write_random_weights(model_dir: Path, config: SparkConfig, seed: int) -> None:
-    """bf16 safetensors, sharded at about 1 GiB so only one shard is ever held in memory."""
+    """Random bf16 weights of `config`'s shapes."""
     import torch
-    from safetensors.torch import save_file
 
     generator = torch.Generator().manual_seed(seed)
+
+    def tensors() -> Iterator[tuple[str, torch.Tensor]]:
+        for name, shape in tensor_shapes(config):
+            if name.endswith("norm.weight"):
+                # Not all ones: a reference that got the norm's weight convention wrong shows it.
+                tensor = 1.0 + 0.1 * torch.randn(shape, generator=generator)
+            else:
+                tensor = config.initializer_range * torch.randn(shape, generator=generator)
+            yield name, tensor.to(torch.bfloat16)
+
+    write_weights(model_dir, tensors())
+
+
+def write_weights(
+    model_dir: Path,
+    tensors: Iterable[tuple[str, torch.Tensor]],
+    shard_bytes: int = _SHARD_BYTES,
+) -> None:
+    """safetensors shards of at most `shard_bytes`, so only one shard is ever held in memory;
+    a single shard is `model.safetensors`, several get an index."""
+    from safetensors.torch import save_file
+
     weight_map: dict[str, str] = {}
     shard: dict[str, torch.Tensor] = {}
     shard_files: list[str] = []
@@ -189,14 +213,8 @@ def write_random_weights(model_dir: Path, config: SparkConfig, seed: int) -> Non
         weight_map.update(dict.fromkeys(shard, shard_files[-1]))
         shard.clear()
 
-    for name, shape in tensor_shapes(config):
-        if name.endswith("norm.weight"):
-            # Not all ones: a reference that got the norm's weight convention wrong must show it.
-            tensor = 1.0 + 0.1 * torch.randn(shape, generator=generator)
-        else:
-            tensor = config.initializer_range * torch.randn(shape, generator=generator)
-        tensor = tensor.to(torch.bfloat16)
-        if shard and sum(t.nbytes for t in shard.values()) + tensor.nbytes > _SHARD_BYTES:
+    for name, tensor in tensors:
+        if shard and sum(t.nbytes for t in shard.values()) + tensor.nbytes > shard_bytes:
             flush()
         shard[name] = tensor
     flush()
@@ -273,6 +291,14 @@ def write_model_files(model_dir: Path, config: SparkConfig) -> None:
     }
     (model_dir / "generation_config.json").write_text(json.dumps(generation, indent=2) + "\n")
     (model_dir / CHAT_TEMPLATE_FILE).write_text(chat_template_text(), encoding="utf-8")
+
+
+def bundled_checkpoint(name: str) -> Path | None:
+    """A trained checkpoint that ships with the project (`fixtures/models/NAME`), if any."""
+    if not name or "/" in name or name.startswith("."):
+        return None
+    directory = Path(str(resources.files("fixtures").joinpath("models", name)))
+    return directory if (directory / "config.json").is_file() else None
 
 
 def user_cache_dir() -> Path:

@@ -27,7 +27,12 @@ from typing import Literal
 import httpx
 from pydantic import BaseModel
 
-from serving.checkpoint import CHAT_TEMPLATE_FILE, SparkConfig, user_cache_dir
+from serving.checkpoint import (
+    CHAT_TEMPLATE_FILE,
+    SparkConfig,
+    bundled_checkpoint,
+    user_cache_dir,
+)
 from serving.kv_budget import kv_cache_budget
 
 DEFAULT_HUB_MODEL = "XHToken/Spark-X2.5-1.7B"
@@ -65,13 +70,17 @@ class ResolvedModel:
 
 
 def resolve_model(spec: str, on_stage: StageCallback) -> ResolvedModel:
-    """A local checkpoint directory for `--model`: `tiny`, a directory, or a hub id."""
+    """A local checkpoint directory for `--model`: `tiny`, a directory, the name of a checkpoint
+    that ships with the project (`fixtures/models/NAME`), or a hub id."""
     if spec == "tiny":
         on_stage("convert")
         from serving.checkpoint import cached_tiny_checkpoint
 
         return ResolvedModel(cached_tiny_checkpoint(), "tiny", "tiny")
     local = Path(spec).expanduser()
+    bundled = None if local.is_dir() else bundled_checkpoint(spec)
+    if bundled is not None:
+        return ResolvedModel(bundled, spec, "local")
     if local.is_dir():
         if not (local / "config.json").is_file():
             raise ModelNotAvailable(f"{local} has no config.json: not a checkpoint directory")

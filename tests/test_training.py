@@ -36,7 +36,7 @@ def demos(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Real demonstrations: the oracle turning Wi-Fi on, in both thinking modes."""
     path = tmp_path_factory.mktemp("demos") / "demos.jsonl"
     task = TASKS_BY_NAME["SystemWifiTurnOn"]
-    episodes = plan_demo_episodes([task], [0], "on") + plan_demo_episodes([task], [1], "off")
+    episodes = plan_demo_episodes([task], [100], "on") + plan_demo_episodes([task], [101], "off")
     summary = export_demos(episodes, path)
     assert summary.written >= 4 and not summary.failed_episodes
     return path

@@ -195,10 +195,12 @@ def parameter_count(config: SparkConfig) -> int:
 
 
 def load_checkpoint(model_dir: Path) -> SparkForTraining:
-    """A checkpoint directory (one safetensors file) as a float32 module."""
+    """A checkpoint directory (one safetensors file or several) as a float32 module."""
     from safetensors.torch import load_file
 
     module = SparkForTraining(SparkConfig.load(model_dir))
-    weights = load_file(str(model_dir / "model.safetensors"))
+    weights: dict[str, torch.Tensor] = {}
+    for path in sorted(model_dir.glob("*.safetensors")):
+        weights.update(load_file(str(path)))
     module.load_state_dict({name: tensor.float() for name, tensor in weights.items()})
     return module

@@ -24,6 +24,7 @@ from serving.checkpoint import (
     config_for,
     write_model_files,
     write_tokenizer,
+    write_weights,
 )
 from serving.training.data import (
     DemoError,
@@ -49,6 +50,8 @@ POLICY_SHAPE = ShapeSpec(
     tokenizer_vocab=4096,
 )
 LOG_FILE = "training_log.json"
+# Weight files stay under 16 MiB: small enough to keep in the repository and to copy around.
+WEIGHT_SHARD_BYTES = 15 << 20
 # Demonstrations sampled for the tokenizer: enough to see every screen's words.
 _TOKENIZER_SAMPLE = 4000
 
@@ -219,14 +222,8 @@ def train(
             window = []
 
     say(f"writing the checkpoint to {out_dir}")
-    from safetensors.torch import save_file
-
     write_model_files(out_dir, config)
-    save_file(
-        model.checkpoint_tensors(),
-        str(out_dir / "model.safetensors"),
-        metadata={"format": "pt"},
-    )
+    write_weights(out_dir, model.checkpoint_tensors().items(), WEIGHT_SHARD_BYTES)
     per_epoch = make_batches(examples, settings.batch_tokens, random.Random(0))
     log = TrainingLog(
         settings=settings,
