@@ -251,13 +251,17 @@ class Phone:
 
     def swipe(self, y1: int, dx: int, dy: int) -> None:
         """A swipe no scrolling view took, starting at height y1: a pull from the status bar
-        opens the shade; the shade, then the page on top, get the others."""
+        opens the shade; the shade, then the page on top, get the others. On the home screen
+        a pull anywhere opens the shade too, as Pixel Launcher does by default."""
+        pull = dy >= SHADE_PULL and dy > abs(dx)
         if self.panel is not None:
             self.panel.on_swipe(dx, dy)
-        elif y1 < STATUS_BAR and dy >= SHADE_PULL:
+        elif y1 < STATUS_BAR and pull:
             self.open_panel()
         elif self.overview is None:
-            self.top().on_swipe(dx, dy)
+            handled = self.top().on_swipe(dx, dy)
+            if not handled and pull and self._foreground == self.launcher:
+                self.open_panel()
 
     def open_panel(self) -> None:
         # Imported lazily: the shade is built from the apps it shows (Messages, Clock).

@@ -492,8 +492,9 @@ def pull_shade(sim: Simulator) -> None:
 
 def test_a_swipe_down_from_the_status_bar_opens_the_shade_with_the_inbox() -> None:
     sim = Simulator()
-    sim.swipe(540, 900, 540, 1900)  # lower down it is no pull
-    assert sim.foreground_app() == LAUNCHER
+    sim.open_app("Settings")
+    sim.swipe(540, 900, 540, 1900)  # inside an app, lower down it is no pull
+    assert sim.foreground_app() == SETTINGS
     pull_shade(sim)
     assert sim.foreground_app() == "com.android.systemui"
     shown = elements(sim)
@@ -506,6 +507,12 @@ def test_a_swipe_down_from_the_status_bar_opens_the_shade_with_the_inbox() -> No
     assert sim.foreground_app() == MESSAGES and 'button "Call"' in elements(sim)
     pull_shade(sim)
     assert not any("Alice Martin" in line for line in elements(sim))  # read, so cleared
+
+
+def test_on_the_home_screen_a_swipe_down_anywhere_opens_the_shade() -> None:
+    sim = Simulator()
+    sim.swipe(540, 600, 540, 1800)  # what the agent's swipe "down" does
+    assert sim.foreground_app() == "com.android.systemui" and "Clear all" in labels(sim)
 
 
 def test_clear_all_and_refused_notifications_empty_the_shade() -> None:
