@@ -47,6 +47,16 @@ def rid(package: str, name: str) -> str:
     return f"{package}:id/{name}"
 
 
+def no_effect() -> None:
+    """The handler of a control whose effect the simulated phone does not have: the tap lands
+    on it and nothing moves, as on a page the phone cannot open."""
+
+
+def on_off(value: bool) -> str:
+    """A switch's state as Settings and quick-settings tiles write it."""
+    return "On" if value else "Off"
+
+
 def text(
     value: str, x: int, y: int, size: int = BODY_SIZE, max_x: int = WIDTH, **kw: object
 ) -> View:

@@ -38,6 +38,8 @@ from simulator.widgets import (
     edit_text,
     icon_button,
     main_switch_bar,
+    no_effect,
+    on_off,
     pref_height,
     pref_row,
     recycler,
@@ -49,10 +51,6 @@ from simulator.widgets import (
 BUILD_TAPS_TO_UNLOCK = 7
 HOME = "Settings"
 PrefBuilder = Callable[["PrefsPage"], list[Pref]]
-
-
-def _on_off(value: bool) -> str:
-    return "On" if value else "Off"
 
 
 @dataclass(frozen=True)
@@ -157,12 +155,8 @@ class PrefsPage(Page):
             spec.icons,
             self._main_switch if has_switch else None,
             210 if has_switch else 0,
-            [(desc, _nothing) for desc in spec.actions],
+            [(desc, no_effect) for desc in spec.actions],
         )
-
-
-def _nothing() -> None:
-    """A control whose effect the simulated phone does not have: the tap lands, nothing moves."""
 
 
 class SettingsHome(PrefsPage):
@@ -195,7 +189,7 @@ class SettingsHome(PrefsPage):
                                     desc="Profile picture, double tap to open Google Account",
                                     clickable=True,
                                     focusable=True,
-                                    on_tap=_nothing,
+                                    on_tap=no_effect,
                                 ),
                                 text(
                                     "Settings",
@@ -543,7 +537,7 @@ def network_rows(page: PrefsPage) -> list[Pref]:
         page.link("SIMs", "T-Mobile"),
         Pref("Airplane mode", switch=s.airplane_mode, on_tap=page.toggle("airplane_mode")),
         page.link("Hotspot & tethering", "Off"),
-        page.link("Data Saver", _on_off(page.is_on(DATA_SAVER))),
+        page.link("Data Saver", on_off(page.is_on(DATA_SAVER))),
         page.link("VPN", "None"),
         Pref("Mobile plan", icon=False),
         Pref("Private DNS", "Automatic", icon=False),
@@ -567,7 +561,7 @@ def internet_rows(page: PrefsPage) -> list[Pref]:
         Pref(
             "T-Mobile",
             "Airplane mode" if s.airplane_mode else "Connected / 3G",
-            _nothing,  # it asks for the carrier's network, which is the one in use
+            no_effect,  # it asks for the carrier's network, which is the one in use
             enabled=not s.airplane_mode,
             icon=True,
             gear=page.open("SIMs"),
@@ -660,8 +654,8 @@ def pair_rows(page: PrefsPage) -> list[Pref]:
 
 def connection_rows(page: PrefsPage) -> list[Pref]:
     return [
-        page.link("Bluetooth", _on_off(page.state.bluetooth)),
-        page.link("NFC", _on_off(page.is_on(NFC, default=True))),
+        page.link("Bluetooth", on_off(page.state.bluetooth)),
+        page.link("NFC", on_off(page.is_on(NFC, default=True))),
         Pref("Cast", "Not connected"),
         Pref("Printing", "1 print service on"),
         Pref("Android Auto", "Use apps on your car screen"),
@@ -695,7 +689,7 @@ def battery_rows(page: PrefsPage) -> list[Pref]:
     return [
         Pref(f"{s.battery_level}%", "About 1 day left", selectable=False),
         Pref("Battery usage", "View usage for past 24 hours"),
-        page.link("Battery Saver", _on_off(s.battery_saver)),
+        page.link("Battery Saver", on_off(s.battery_saver)),
         Pref("Adaptive Battery", "On"),
         Pref(
             "Battery percentage",
@@ -721,7 +715,7 @@ def sound_rows(page: PrefsPage) -> list[Pref]:
         Pref("Ring & notification volume", "80%"),
         Pref(
             "Do Not Disturb",
-            _on_off(s.do_not_disturb),
+            on_off(s.do_not_disturb),
             switch=s.do_not_disturb,
             on_tap=page.toggle("do_not_disturb"),
         ),

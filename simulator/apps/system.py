@@ -35,6 +35,8 @@ from simulator.widgets import (
     button,
     centered_text,
     dialog_frame,
+    no_effect,
+    on_off,
     recycler,
     rid,
     text,
@@ -267,7 +269,7 @@ class NotificationShade(Panel):
             ),
             Tile(
                 "Bluetooth",
-                _on_off(s.bluetooth),
+                on_off(s.bluetooth),
                 "Bluetooth.",
                 self._flip("bluetooth"),
                 s.bluetooth,
@@ -275,14 +277,14 @@ class NotificationShade(Panel):
             ),
             Tile(
                 "Flashlight",
-                _on_off(s.flashlight),
+                on_off(s.flashlight),
                 "Flashlight",
                 self._flip("flashlight"),
                 s.flashlight,
             ),
             Tile(
                 "Do Not Disturb",
-                _on_off(s.do_not_disturb),
+                on_off(s.do_not_disturb),
                 "Do Not Disturb.",
                 self._flip("do_not_disturb"),
                 s.do_not_disturb,
@@ -291,7 +293,7 @@ class NotificationShade(Panel):
             Tile("Alarm", next_alarm(s), "", self._launch(CLOCK), chevron=True),
             Tile(
                 "Airplane mode",
-                _on_off(s.airplane_mode),
+                on_off(s.airplane_mode),
                 "Airplane mode",
                 self._flip("airplane_mode"),
                 s.airplane_mode,
@@ -300,14 +302,14 @@ class NotificationShade(Panel):
             Tile("Device controls", "Unavailable", "Device controls", None, chevron=True),
             Tile(
                 "Auto-rotate",
-                _on_off(s.auto_rotate),
+                on_off(s.auto_rotate),
                 "Auto-rotate screen",
                 self._flip("auto_rotate"),
                 s.auto_rotate,
             ),
             Tile(
                 "Battery Saver",
-                _on_off(s.battery_saver),
+                on_off(s.battery_saver),
                 "Battery Saver",
                 self._flip("battery_saver"),
                 s.battery_saver,
@@ -315,7 +317,7 @@ class NotificationShade(Panel):
             ),
             Tile(
                 "Dark theme",
-                _on_off(s.dark_theme),
+                on_off(s.dark_theme),
                 "Dark theme",
                 self._flip("dark_theme"),
                 s.dark_theme,
@@ -639,7 +641,7 @@ class NotificationShade(Panel):
                                             desc="Edit order of settings.",
                                             clickable=True,
                                             focusable=True,
-                                            on_tap=_nothing,
+                                            on_tap=no_effect,
                                         )
                                     ],
                                 ),
@@ -676,11 +678,11 @@ class NotificationShade(Panel):
                 Rect(0, 2179, WIDTH, NAV_BAR_TOP),
                 rid=_sid("qs_footer_actions"),
                 children=[
-                    action("multi_user_switch", "Signed in as Owner", 671, _nothing),
+                    action("multi_user_switch", "Signed in as Owner", 671, no_effect),
                     action(
                         "settings_button_container", "Open settings.", 797, self._launch(SETTINGS)
                     ),
-                    action("pm_lite", "Power menu", 923, _nothing),
+                    action("pm_lite", "Power menu", 923, no_effect),
                 ],
             ),
         ]
@@ -713,7 +715,7 @@ class NotificationShade(Panel):
                                         card.with_x(33, 176),
                                         rid="android:id/alternate_expand_target",
                                         clickable=True,
-                                        on_tap=_nothing,
+                                        on_tap=no_effect,
                                     ),
                                     View(
                                         IMAGE,
@@ -794,7 +796,7 @@ class NotificationShade(Panel):
                                                         rid="android:id/expand_button",
                                                         desc="Expand",
                                                         clickable=True,
-                                                        on_tap=_nothing,
+                                                        on_tap=no_effect,
                                                     )
                                                 ],
                                             ),
@@ -856,14 +858,6 @@ class NotificationShade(Panel):
 
 def _sid(name: str) -> str:
     return rid(SYSTEM_UI, name)
-
-
-def _on_off(value: bool) -> str:
-    return "On" if value else "Off"
-
-
-def _nothing() -> None:
-    """A control whose effect the simulated phone does not have: the tap lands, nothing moves."""
 
 
 class InternetDialog(Dialog):
@@ -930,7 +924,7 @@ class InternetDialog(Dialog):
                         "mobile",
                         "T-Mobile",
                         "Connected / 3G" if not s.wifi else "Mobile data",
-                        _nothing,
+                        no_effect,
                     )
                 )
                 y += 168
@@ -952,7 +946,7 @@ class InternetDialog(Dialog):
                         "wifi_connected",
                         "AndroidWifi",
                         "Connected",
-                        _nothing,
+                        no_effect,
                     )
                 )
             return View(LINEAR, box, rid=_sid("internet_list"), children=rows)
