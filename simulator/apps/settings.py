@@ -95,11 +95,10 @@ class PrefsPage(Page):
     def open(self, title: str) -> Callable[[], None]:
         return lambda: self.phone.push(PrefsPage(self.phone, title, self.memory))
 
-    def link(self, title: str, summary: str = "", page: str = "", **kw: object) -> Pref:
-        """A row that opens the page `page` (by default the one named like the row)."""
-        target = page or title
-        self.links[title] = target
-        return Pref(title, summary, self.open(target), **kw)  # type: ignore[arg-type]
+    def link(self, title: str, summary: str = "", icon: bool | None = None, desc: str = "") -> Pref:
+        """A row that opens the page of the same title."""
+        self.links[title] = title
+        return Pref(title, summary, self.open(title), icon=icon, desc=desc)
 
     def toggle(self, key: str) -> Callable[[], None]:
         def flip() -> None:
@@ -124,16 +123,10 @@ class PrefsPage(Page):
 
         return flip_local
 
-    def switch(self, title: str, summary: str = "", default: bool = False, **kw: object) -> Pref:
+    def switch(self, title: str, summary: str = "", default: bool = False) -> Pref:
         """A switch row with no state key behind it: it remembers its position locally."""
         key = f"{self.title}/{title}"
-        return Pref(
-            title,
-            summary,
-            self.flip(key, default),
-            switch=self.is_on(key, default),
-            **kw,  # type: ignore[arg-type]
-        )
+        return Pref(title, summary, self.flip(key, default), switch=self.is_on(key, default))
 
     # -- rendering ----------------------------------------------------------------------------
 
@@ -250,10 +243,7 @@ class SettingsHome(PrefsPage):
             y += pref_height(pref)
         shown_list = Rect(0, max(list_box.y1, frame.y1), WIDTH, frame.y2)
 
-        def wrap(rid_name: str, cls: str = FRAME) -> Callable[[View], View]:
-            return lambda child: View(cls, list_box, rid=rid(SETTINGS, rid_name), children=[child])
-
-        recycler_view = View(
+        body = View(
             RECYCLER,
             list_box,
             rid=rid(SETTINGS, "recycler_view"),
@@ -261,10 +251,13 @@ class SettingsHome(PrefsPage):
             recycler=True,
             children=rows,
         )
-        body = wrap("list_container")(recycler_view)
-        body = wrap("container_material", LINEAR)(body)
-        body = wrap("main_content")(body)
-        body = wrap("homepage_container", LINEAR)(body)
+        for wrapper, cls in (
+            ("list_container", FRAME),
+            ("container_material", LINEAR),
+            ("main_content", FRAME),
+            ("homepage_container", LINEAR),
+        ):
+            body = View(cls, list_box, rid=rid(SETTINGS, wrapper), children=[body])
         return View(
             SCROLL,
             frame,
