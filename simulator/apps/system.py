@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from simulator.apps.calendar import day_label
 from simulator.apps.messages import open_conversation
+from simulator.apps.settings import open_settings_page
 from simulator.runtime import SYSTEM_UI, Dialog, Panel, Phone
 from simulator.state import CLOCK, MESSAGES, SETTINGS, DeviceState, ReceivedMessage
 from simulator.view import (
@@ -234,13 +235,7 @@ class NotificationShade(Panel):
         return flip
 
     def _settings(self, page: str) -> Handler:
-        # Imported lazily: Settings builds its own pages; the shade only asks for one.
-        def open_page() -> None:
-            from simulator.apps.settings import open_settings_page
-
-            open_settings_page(self.phone, page)
-
-        return open_page
+        return lambda: open_settings_page(self.phone, page)
 
     def _internet(self) -> None:
         self.phone.close_panel()
@@ -872,8 +867,6 @@ class InternetDialog(Dialog):
         self.phone.changes += 1
 
     def _see_all(self) -> None:
-        from simulator.apps.settings import open_settings_page
-
         self.cancel()
         open_settings_page(self.phone, "Internet")
 
