@@ -15,13 +15,13 @@ import pytest
 from agent.cli import main
 from agent.model_client import ClientSettings
 from evals.bench import step
-from tests.scripted_server import call, error, index_of, serve, tap, turns
+from evals.scripted_model import ScriptedServer, call, error, index_of, tap
 
 WIFI_PLAN = (call("open_app", name="Settings"), tap("Network & internet"), tap("Internet"))
 
 
 def test_every_step_is_split_into_model_device_and_our_own_stages() -> None:
-    with serve(turns(*WIFI_PLAN, *WIFI_PLAN)) as server:
+    with ScriptedServer([*WIFI_PLAN, *WIFI_PLAN]) as server:
         report = step.run_step_bench(ClientSettings(base_url=server.base_url), steps=3)
     assert (report.model, report.task, report.goal) == (
         "scripted-model",
@@ -56,7 +56,7 @@ def test_every_step_is_split_into_model_device_and_our_own_stages() -> None:
 
 
 def test_each_episode_gets_its_own_cold_prompt_prefix() -> None:
-    with serve(turns(*WIFI_PLAN[:2], *WIFI_PLAN[:2])) as server:
+    with ScriptedServer([*WIFI_PLAN[:2], *WIFI_PLAN[:2]]) as server:
         step.run_step_bench(ClientSettings(base_url=server.base_url), steps=2, modes=("off", "on"))
     heads = [
         (
@@ -72,7 +72,7 @@ def test_each_episode_gets_its_own_cold_prompt_prefix() -> None:
 
 def test_a_short_episode_is_followed_by_another_until_the_steps_are_collected() -> None:
     done = call("task_complete", success=True)
-    with serve(turns(WIFI_PLAN[0], done, WIFI_PLAN[0], done)) as server:
+    with ScriptedServer([WIFI_PLAN[0], done, WIFI_PLAN[0], done]) as server:
         report = step.run_step_bench(
             ClientSettings(base_url=server.base_url), steps=3, modes=("off",)
         )
@@ -84,7 +84,7 @@ def test_a_short_episode_is_followed_by_another_until_the_steps_are_collected() 
 
 def test_a_server_failure_stops_the_benchmark_with_its_reason() -> None:
     with (
-        serve(turns(WIFI_PLAN[0], error(500))) as server,
+        ScriptedServer([WIFI_PLAN[0], error(500)]) as server,
         pytest.raises(step.BenchStepError, match="HTTP 500"),
     ):
         step.run_step_bench(ClientSettings(base_url=server.base_url), steps=3)
@@ -272,7 +272,7 @@ def test_streamed_steps_show_later_prompts_cheaper_than_the_first() -> None:
 
 
 def test_bench_step_prints_json(capsys: pytest.CaptureFixture[str]) -> None:
-    with serve(turns(*WIFI_PLAN[:2])) as server:
+    with ScriptedServer(WIFI_PLAN[:2]) as server:
         code = main(
             [
                 "bench",
@@ -296,7 +296,7 @@ def test_bench_step_prints_json(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_bench_step_text_reports_the_target(capsys: pytest.CaptureFixture[str]) -> None:
-    with serve(turns(*WIFI_PLAN[:2])) as server:
+    with ScriptedServer(WIFI_PLAN[:2]) as server:
         code = main(
             ["bench", "step", "--base-url", server.base_url, "--steps", "2", "--thinking", "off"]
         )

@@ -10,7 +10,7 @@ import pytest
 
 from agent.cli import main
 from agent.trajectory import EndRecord, read_trajectory
-from tests.scripted_server import ScriptedServer, call, tap, turns
+from evals.scripted_model import ScriptedServer, call, tap
 
 TO_WIFI = (call("open_app", name="Settings"), tap("Network & internet"), tap("Internet"))
 
@@ -25,7 +25,7 @@ def test_json_summary_is_the_last_line_and_exit_code_0(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     trajectory = tmp_path / "run.jsonl"
-    with ScriptedServer(turns(*TO_WIFI, tap("Wi-Fi"))) as server:
+    with ScriptedServer([*TO_WIFI, tap("Wi-Fi")]) as server:
         code, out, err = run_cli(
             [
                 "run",

@@ -18,9 +18,9 @@ from evals.demos import (
     plan_demo_episodes,
 )
 from evals.runner import goal_confirmation
+from evals.scripted_model import ScriptedServer, call
 from simulator import Simulator
 from simulator.tasks import TASKS, TASKS_BY_NAME
-from tests.scripted_server import call, serve
 
 
 def read_lines(path: Path) -> list[dict[str, Any]]:
@@ -47,7 +47,7 @@ def test_each_line_is_the_request_the_model_client_sends(tmp_path: Path, thinkin
         call(c["name"], **json.loads(c["arguments"]))
         for c in (line["target"]["tool_calls"][0]["function"] for line in lines)
     ]
-    with serve(replies) as server:
+    with ScriptedServer(replies) as server:
         client = ModelClient(ClientSettings(base_url=server.base_url, thinking=thinking))
         result = run_episode(
             episode.goal,

@@ -18,9 +18,9 @@ from evals.oracle import resolve, tool_call
 from evals.policies import PolicySpec, parse_policy
 from evals.results import EpisodeOutcome, ResultStore
 from evals.runner import EvalSettings, Runner, goal_confirmation, plan_runs, run_suite, select_tasks
+from evals.scripted_model import Scripted, ScriptedServer, call, screen_lines
 from simulator import Simulator
 from simulator.tasks import TASKS, TASKS_BY_NAME
-from tests.scripted_server import Scripted, ScriptedServer, call, screen_lines
 
 
 def eval_json(tmp_path: Path, *args: str) -> dict:

@@ -16,9 +16,7 @@ import pytest
 from agent.cli import main
 from agent.model_client import ClientSettings, ModelCallError, ModelClient
 from agent.trajectory import EndRecord, EpisodeRecord, StepRecord, read_trajectory
-from simulator import Simulator
-from tests.loop_harness import run_scripted
-from tests.scripted_server import (
+from evals.scripted_model import (
     Scripted,
     ScriptedServer,
     body_of,
@@ -28,8 +26,9 @@ from tests.scripted_server import (
     hang_up,
     tap,
     text,
-    turns,
 )
+from simulator import Simulator
+from tests.loop_harness import run_scripted
 from tests.test_model_client import client_for
 
 TURN_ON_WIFI = "Turn on Wi-Fi"
@@ -99,7 +98,7 @@ def test_broken_replies_between_good_ones_are_retried_and_the_run_goes_on(
     episode = run_scripted(
         TURN_ON_WIFI,
         device,
-        turns(
+        [
             body_of("null"),
             TO_WIFI[0],
             body_of(chat_body(None)),
@@ -108,7 +107,7 @@ def test_broken_replies_between_good_ones_are_retried_and_the_run_goes_on(
             TO_WIFI[2],
             cut_off(call("tap", index=2), 10),
             tap("Wi-Fi"),
-        ),
+        ],
         tmp_path / "run.jsonl",
     )
     assert (episode.result.stop_reason, episode.result.steps) == ("completed", 4)
@@ -123,13 +122,13 @@ def test_lone_surrogates_are_replaced_and_the_run_goes_on(tmp_path: Path) -> Non
     episode = run_scripted(
         TURN_ON_WIFI,
         device,
-        turns(
+        [
             body_of(chat_body({"content": "Settings \ud800 next", "reasoning": "hm\udfff"})),
             Scripted(reasoning="tap \ud83d it", calls=[("open_app", {"name": "Settings"})]),
             call("type_text", text="Wi\udc80Fi"),  # the arguments string escapes it
             *TO_WIFI[1:],
             tap("Wi-Fi"),
-        ),
+        ],
         tmp_path / "run.jsonl",
     )
     assert (episode.result.stop_reason, episode.result.steps) == ("completed", 6)
@@ -161,7 +160,7 @@ def test_the_continuation_path_survives_broken_tokenize_and_completion_bodies(
     episode = run_scripted(
         TURN_ON_WIFI,
         device,
-        turns(*TO_WIFI, cut, tap("Wi-Fi")),
+        [*TO_WIFI, cut, tap("Wi-Fi")],
         tmp_path / "run.jsonl",
         completions=lambda body: body_of("null"),
         think_budget=64,
@@ -182,7 +181,7 @@ def test_run_command_ends_with_model_error_and_a_complete_trajectory(
 
     monkeypatch.setattr("agent.model_client.ModelClient", BackoffRecordingClient)
     trajectory = tmp_path / "run.jsonl"
-    script = turns(TO_WIFI[0], *[body_of(chat_body(None))] * 4)  # the client tries 4 times
+    script = [TO_WIFI[0], *[body_of(chat_body(None))] * 4]  # the client tries 4 times
     with ScriptedServer(script) as server:
         code = main(
             [
@@ -217,7 +216,7 @@ def test_no_step_is_lost_when_text_replies_hold_surrogates(
     fail on text that cannot be written as UTF-8."""
     trajectory = tmp_path / "run.jsonl"
     noisy = Scripted(reasoning="Wi-Fi \ud800 first", calls=[("open_app", {"name": "Settings"})])
-    script = turns(noisy, *TO_WIFI[1:], text("\udc80"), tap("Wi-Fi"))
+    script = [noisy, *TO_WIFI[1:], text("\udc80"), tap("Wi-Fi")]
     with ScriptedServer(script) as server:
         code = main(
             [
@@ -253,7 +252,7 @@ class CrashingPhone(Simulator):
 def test_an_unforeseen_failure_still_closes_the_trajectory(tmp_path: Path) -> None:
     trajectory = tmp_path / "run.jsonl"
     with pytest.raises(RuntimeError, match="driver bug"):
-        run_scripted(TURN_ON_WIFI, CrashingPhone(), turns(*TO_WIFI), trajectory)
+        run_scripted(TURN_ON_WIFI, CrashingPhone(), TO_WIFI, trajectory)
     records = read_trajectory(trajectory)
     assert [type(record) for record in records] == [
         EpisodeRecord,

@@ -14,9 +14,9 @@ from agent.model_client import DecisionRequest, ModelReply, PolicyError
 from agent.screen import Screen
 from agent.trajectory import EndRecord, EpisodeRecord, ResultRecord, StepRecord, read_trajectory
 from devices.base import DeviceError, InputNotApplied
+from evals.scripted_model import call, tap
 from tests.fake_device import FakePhone
 from tests.loop_harness import run_scripted
-from tests.scripted_server import call, tap, turns
 
 
 def test_a_plain_run_is_recorded_step_by_step(tmp_path: Path) -> None:
@@ -24,7 +24,7 @@ def test_a_plain_run_is_recorded_step_by_step(tmp_path: Path) -> None:
     episode = run_scripted(
         "Open the network page and enable Wi-Fi",  # no goal rule: the model says when it is done
         phone,
-        turns(tap("Network and internet"), tap("Wi-Fi"), call("task_complete", success=True)),
+        [tap("Network and internet"), tap("Wi-Fi"), call("task_complete", success=True)],
         tmp_path / "run.jsonl",
     )
     assert (episode.result.stop_reason, episode.result.steps) == ("completed", 3)
@@ -44,7 +44,7 @@ def test_system_prompt_and_tools_are_byte_identical_across_steps(tmp_path: Path)
     episode = run_scripted(
         "Open the network page and enable Wi-Fi",
         FakePhone(),
-        turns(tap("Network and internet"), tap("Wi-Fi"), call("task_complete")),
+        [tap("Network and internet"), tap("Wi-Fi"), call("task_complete")],
         tmp_path / "run.jsonl",
     )
     bodies = [request.body for request in episode.server.chat_requests]
@@ -61,7 +61,7 @@ def test_step_budget_stops_the_run(tmp_path: Path) -> None:
     episode = run_scripted(
         "Open the network page and enable Wi-Fi",
         FakePhone(),
-        turns(tap("Network and internet"), tap("Wi-Fi")),
+        [tap("Network and internet"), tap("Wi-Fi")],
         tmp_path / "run.jsonl",
         settings=RunSettings(max_steps=1),
     )

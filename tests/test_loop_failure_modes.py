@@ -8,21 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from agent.loop import RunSettings
+from evals.scripted_model import Scripted, Turn, call, error, hang, raw, screen_lines, tap, text
 from simulator import Simulator
 from tests.fake_device import FakePhone
 from tests.loop_harness import run_scripted
-from tests.scripted_server import (
-    Scripted,
-    Turn,
-    call,
-    error,
-    hang,
-    raw,
-    screen_lines,
-    tap,
-    text,
-    turns,
-)
 
 NETWORK, INTERNET, WIFI = "Network & internet", "Internet", "Wi-Fi"
 TURN_ON_WIFI = "Turn on Wi-Fi"
@@ -41,12 +30,12 @@ def test_unterminated_bracketed_json_is_repaired(tmp_path: Path) -> None:
     episode = run_scripted(
         TURN_ON_WIFI,
         device,
-        turns(
+        [
             call("open_app", name="Settings"),
             raw('[tap]\n{"tool": "tap", "parameters": {"index": {index}}', NETWORK),
             raw('[tap]\n{"tool": "tap", "parameters": {"index": {index}}', INTERNET),
             raw('[tap]\n{"tool": "tap", "parameters": {"index": {index}}', WIFI),
-        ),
+        ],
         tmp_path / "run.jsonl",
     )
     assert (episode.result.stop_reason, episode.result.steps) == ("completed", 4)
@@ -61,9 +50,9 @@ def test_unclosed_thinking_at_the_cap_continues_after_closing_it(tmp_path: Path)
     episode = run_scripted(
         TURN_ON_WIFI,
         device,
-        turns(*TO_WIFI_PAGE, cut),
+        [*TO_WIFI_PAGE, cut],
         tmp_path / "run.jsonl",
-        completions=turns(raw(COMPACT, WIFI)),
+        completions=[raw(COMPACT, WIFI)],
         think_budget=64,
     )
     assert (episode.result.stop_reason, episode.result.steps) == ("completed", 4)
@@ -78,7 +67,7 @@ def test_unclosed_thinking_falls_back_to_thinking_off(tmp_path: Path) -> None:
     episode = run_scripted(
         TURN_ON_WIFI,
         device,
-        turns(*TO_WIFI_PAGE, cut, tap(WIFI)),
+        [*TO_WIFI_PAGE, cut, tap(WIFI)],
         tmp_path / "run.jsonl",
         tokenize=False,  # a server without /tokenize: no continuation possible
     )
@@ -108,7 +97,7 @@ def test_tapping_everything_stops_when_the_goal_state_is_reached(tmp_path: Path)
     episode = run_scripted(
         TURN_ON_WIFI,
         device,
-        turns(*TO_WIFI_PAGE, *[collapse] * 20),
+        [*TO_WIFI_PAGE, *[collapse] * 20],
         tmp_path / "run.jsonl",
         thinking=False,
     )
@@ -123,7 +112,7 @@ def test_undo_after_success_never_happens(tmp_path: Path) -> None:
     episode = run_scripted(
         TURN_ON_WIFI,
         device,
-        turns(*TO_WIFI_PAGE, tap(WIFI), tap(WIFI)),  # the last would turn it off again
+        [*TO_WIFI_PAGE, tap(WIFI), tap(WIFI)],  # the last would turn it off again
         tmp_path / "run.jsonl",
     )
     assert (episode.result.stop_reason, episode.result.steps) == ("completed", 4)
@@ -137,7 +126,7 @@ def test_insisting_on_undoing_own_change_stops_with_undo_detected(tmp_path: Path
     episode = run_scripted(
         "Open the Internet page and enable Wi-Fi there",  # beyond the goal rules
         device,
-        turns(*TO_WIFI_PAGE, tap(WIFI), tap(WIFI), tap(WIFI)),
+        [*TO_WIFI_PAGE, tap(WIFI), tap(WIFI), tap(WIFI)],
         tmp_path / "run.jsonl",
     )
     assert (episode.result.stop_reason, episode.result.steps) == ("undo_detected", 6)
@@ -148,9 +137,7 @@ def test_insisting_on_undoing_own_change_stops_with_undo_detected(tmp_path: Path
 
 def test_already_done_goal_completes_instead_of_flipping(tmp_path: Path) -> None:
     device = phone(wifi=True)
-    episode = run_scripted(
-        TURN_ON_WIFI, device, turns(*TO_WIFI_PAGE, tap(WIFI)), tmp_path / "run.jsonl"
-    )
+    episode = run_scripted(TURN_ON_WIFI, device, [*TO_WIFI_PAGE, tap(WIFI)], tmp_path / "run.jsonl")
     assert (episode.result.stop_reason, episode.result.steps) == ("completed", 4)
     assert device.state["wifi"] is True
     assert episode.steps[-1].result.executed is False
@@ -162,7 +149,7 @@ def test_false_completion_claim_is_pushed_back(tmp_path: Path) -> None:
     episode = run_scripted(
         TURN_ON_WIFI,
         device,
-        turns(*TO_WIFI_PAGE, call("task_complete", success=True), tap(WIFI)),
+        [*TO_WIFI_PAGE, call("task_complete", success=True), tap(WIFI)],
         tmp_path / "run.jsonl",
     )
     assert (episode.result.stop_reason, episode.result.steps) == ("completed", 5)
@@ -177,7 +164,7 @@ def test_back_and_forth_loop_stops_as_stuck(tmp_path: Path) -> None:
     episode = run_scripted(
         "Open the display settings and read them",
         device,
-        turns(call("open_app", name="Settings"), tap(NETWORK), back, tap(NETWORK), tap(NETWORK)),
+        [call("open_app", name="Settings"), tap(NETWORK), back, tap(NETWORK), tap(NETWORK)],
         tmp_path / "run.jsonl",
     )
     assert (episode.result.stop_reason, episode.result.steps) == ("stuck", 5)
@@ -202,7 +189,7 @@ def test_http_500s_are_retried_and_the_run_goes_on(tmp_path: Path) -> None:
     episode = run_scripted(
         TURN_ON_WIFI,
         device,
-        turns(error(500), error(502), *TO_WIFI_PAGE, error(500), tap(WIFI)),
+        [error(500), error(502), *TO_WIFI_PAGE, error(500), tap(WIFI)],
         tmp_path / "run.jsonl",
     )
     assert (episode.result.stop_reason, episode.result.steps) == ("completed", 4)
@@ -230,7 +217,7 @@ def test_prose_without_a_call_goes_back_to_the_model(tmp_path: Path) -> None:
     device = phone()
     prose = text("I should open the network settings and then turn on Wi-Fi.")
     episode = run_scripted(
-        TURN_ON_WIFI, device, turns(prose, *TO_WIFI_PAGE, tap(WIFI)), tmp_path / "run.jsonl"
+        TURN_ON_WIFI, device, [prose, *TO_WIFI_PAGE, tap(WIFI)], tmp_path / "run.jsonl"
     )
     assert (episode.result.stop_reason, episode.result.steps) == ("completed", 5)
     assert episode.guard_kinds[0] == ["bad_call"]
@@ -249,7 +236,7 @@ def test_invalid_index_goes_back_with_the_valid_range(tmp_path: Path) -> None:
     episode = run_scripted(
         TURN_ON_WIFI,
         device,
-        turns(call("tap", index=42), *TO_WIFI_PAGE, tap(WIFI)),
+        [call("tap", index=42), *TO_WIFI_PAGE, tap(WIFI)],
         tmp_path / "run.jsonl",
     )
     assert (episode.result.stop_reason, episode.result.steps) == ("completed", 5)
@@ -265,7 +252,7 @@ def test_risky_action_is_refused_without_a_terminal(tmp_path: Path) -> None:
     episode = run_scripted(
         "Reset the phone's settings",
         device,
-        turns(tap(RESET), call("task_complete", success=False)),
+        [tap(RESET), call("task_complete", success=False)],
         tmp_path / "run.jsonl",
     )
     assert (episode.result.stop_reason, episode.result.steps) == ("infeasible", 2)
@@ -285,7 +272,7 @@ def test_risky_action_runs_once_confirmed(tmp_path: Path) -> None:
     episode = run_scripted(
         "Reset the phone's settings",
         device,
-        turns(tap(RESET), call("task_complete")),
+        [tap(RESET), call("task_complete")],
         tmp_path / "run.jsonl",
         confirm=accept,
         settings=RunSettings(max_steps=5),
@@ -300,9 +287,7 @@ def test_undo_after_success_on_a_row_whose_summary_follows_the_switch(tmp_path: 
     episode = run_scripted(
         "Turn on dark theme.",
         device,
-        turns(
-            call("open_app", name="Settings"), tap("Display"), tap("Dark theme"), tap("Dark theme")
-        ),
+        [call("open_app", name="Settings"), tap("Display"), tap("Dark theme"), tap("Dark theme")],
         tmp_path / "run.jsonl",
     )
     assert (episode.result.stop_reason, episode.result.steps) == ("completed", 3)
@@ -316,7 +301,7 @@ def test_tapping_build_number_seven_times_is_deliberate_not_stuck(tmp_path: Path
     episode = run_scripted(
         "Enable developer options on this phone.",
         device,
-        turns(
+        [
             call("open_app", name="Settings"),
             up,
             up,
@@ -324,7 +309,7 @@ def test_tapping_build_number_seven_times_is_deliberate_not_stuck(tmp_path: Path
             up,
             *[tap("Build number")] * 7,  # real Android answers with toasts a dump never shows
             call("task_complete", success=True),
-        ),
+        ],
         tmp_path / "run.jsonl",
         settings=RunSettings(max_steps=20),
     )

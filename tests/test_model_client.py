@@ -17,8 +17,17 @@ from agent.model_client import (
     summarize_reasoning,
 )
 from agent.screen import Screen
+from evals.scripted_model import (
+    Scripted,
+    ScriptedServer,
+    call,
+    decode,
+    error,
+    hang,
+    render_chat,
+    text,
+)
 from tests.fake_device import FakePhone
-from tests.scripted_server import Scripted, call, decode, error, hang, render_chat, serve, text
 
 COMPACT_TAP = "<tool_call>tap<arg_key>index</arg_key><arg_value>2</arg_value></tool_call>"
 LONG_REASONING = "The goal is Wi-Fi. " * 30 + "So I should open Network and internet first"
@@ -43,7 +52,7 @@ def client_for(url: str, sleeps: list[float] | None = None, **options: object) -
 
 
 def test_chat_request_carries_tools_thinking_and_sampling() -> None:
-    with serve([call("tap", index=2)]) as server:
+    with ScriptedServer([call("tap", index=2)]) as server:
         reply = client_for(server.base_url).decide(request())
     assert reply.tool_calls[0]["function"] == {"name": "tap", "arguments": '{"index": 2}'}
     assert (reply.path, reply.attempts, reply.thinking) == ("chat", 1, True)
@@ -57,7 +66,7 @@ def test_chat_request_carries_tools_thinking_and_sampling() -> None:
 
 
 def test_thinking_off_and_required_tool_choice() -> None:
-    with serve([call("tap", index=2)]) as server:
+    with ScriptedServer([call("tap", index=2)]) as server:
         client_for(server.base_url, thinking=False, tool_choice="required").decide(request())
     body = server.chat_requests[0].body
     assert body["chat_template_kwargs"] == {"enable_thinking": False}
@@ -66,13 +75,15 @@ def test_thinking_off_and_required_tool_choice() -> None:
 
 
 def test_request_can_force_thinking_for_one_step() -> None:
-    with serve([call("tap", index=2)]) as server:
+    with ScriptedServer([call("tap", index=2)]) as server:
         client_for(server.base_url, thinking=False).decide(request(thinking=True))
     assert server.chat_requests[0].thinking is True
 
 
 def test_reasoning_content_is_returned() -> None:
-    with serve([Scripted(reasoning="Wi-Fi is under Network.", calls=[("tap", {"index": 2})])]) as s:
+    with ScriptedServer(
+        [Scripted(reasoning="Wi-Fi is under Network.", calls=[("tap", {"index": 2})])]
+    ) as s:
         reply = client_for(s.base_url).decide(request())
     assert reply.reasoning == "Wi-Fi is under Network."
     assert reply.prompt_tokens == 100
@@ -94,7 +105,7 @@ def test_no_server_gives_one_clear_line() -> None:
 
 
 def test_server_errors_are_retried() -> None:
-    with serve([error(500), error(503), call("tap", index=2)], model="m") as server:
+    with ScriptedServer([error(500), error(503), call("tap", index=2)], model="m") as server:
         reply = client_for(server.base_url, model="m").decide(request())
     assert reply.attempts == 3
     assert len(server.chat_requests) == 3
@@ -102,19 +113,19 @@ def test_server_errors_are_retried() -> None:
 
 def test_persistent_server_errors_end_in_one_message() -> None:
     failed = pytest.raises(ModelCallError, match=r"failed 3 times \(last: HTTP 500\)")
-    with serve([error(500)] * 3, model="m") as server, failed:
+    with ScriptedServer([error(500)] * 3, model="m") as server, failed:
         client_for(server.base_url, model="m", retries=2).decide(request())
 
 
 def test_client_errors_are_not_retried() -> None:
     refused = pytest.raises(ModelCallError, match="HTTP 400")
-    with serve([error(400), call("tap", index=2)], model="m") as server, refused:
+    with ScriptedServer([error(400), call("tap", index=2)], model="m") as server, refused:
         client_for(server.base_url, model="m").decide(request())
     assert len(server.chat_requests) == 1
 
 
 def test_a_hanging_server_times_out() -> None:
-    with serve([hang(5)], model="m") as server:
+    with ScriptedServer([hang(5)], model="m") as server:
         client = client_for(server.base_url, model="m", retries=0, timeout_s=0.2)
         with pytest.raises(ModelCallError, match=r"no answer within 0.2 s"):
             client.decide(request())
@@ -122,7 +133,7 @@ def test_a_hanging_server_times_out() -> None:
 
 def test_unclosed_thinking_is_closed_and_continued() -> None:
     cut = Scripted(reasoning=LONG_REASONING, finish_reason="length")
-    with serve([cut], [text(COMPACT_TAP)]) as server:
+    with ScriptedServer([cut], [text(COMPACT_TAP)]) as server:
         reply = client_for(server.base_url, think_budget=64).decide(request())
     assert reply.path == "continuation"
     assert reply.content == COMPACT_TAP
@@ -138,7 +149,7 @@ def test_unclosed_thinking_is_closed_and_continued() -> None:
 
 def test_unclosed_thinking_in_content_without_a_reasoning_parser() -> None:
     cut = Scripted(content=LONG_REASONING, finish_reason="length")
-    with serve([cut], [text(COMPACT_TAP)]) as server:
+    with ScriptedServer([cut], [text(COMPACT_TAP)]) as server:
         reply = client_for(server.base_url).decide(request())
     assert reply.path == "continuation"
     assert decode(server.requests_to("/v1/completions")[0].body["prompt"]).endswith(
@@ -148,7 +159,7 @@ def test_unclosed_thinking_in_content_without_a_reasoning_parser() -> None:
 
 def test_without_tokenize_the_step_is_asked_again_with_thinking_off() -> None:
     cut = Scripted(reasoning=LONG_REASONING, finish_reason="length")
-    with serve([cut, call("tap", index=2)], tokenize=False) as server:
+    with ScriptedServer([cut, call("tap", index=2)], tokenize=False) as server:
         reply = client_for(server.base_url).decide(request())
     assert reply.path == "thinking_off"
     assert reply.tool_calls
@@ -163,7 +174,7 @@ def test_without_tokenize_the_step_is_asked_again_with_thinking_off() -> None:
 
 def test_a_continuation_without_a_call_falls_back_to_thinking_off() -> None:
     cut = Scripted(reasoning=LONG_REASONING, finish_reason="length")
-    with serve([cut, call("tap", index=2)], [text("hmm, let me think more")]) as server:
+    with ScriptedServer([cut, call("tap", index=2)], [text("hmm, let me think more")]) as server:
         reply = client_for(server.base_url).decide(request())
     assert reply.path == "thinking_off"
     assert len(server.requests_to("/v1/completions")) == 1
@@ -171,7 +182,7 @@ def test_a_continuation_without_a_call_falls_back_to_thinking_off() -> None:
 
 def test_a_reply_cut_after_closing_thinking_is_left_to_the_parser() -> None:
     cut = Scripted(reasoning="short", content='[tap]\n{"index": 2', finish_reason="length")
-    with serve([cut]) as server:
+    with ScriptedServer([cut]) as server:
         reply = client_for(server.base_url).decide(request())
     assert reply.path == "chat"
     assert not server.requests_to("/v1/completions")

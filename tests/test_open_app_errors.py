@@ -15,10 +15,10 @@ import pytest
 from devices.adb import AdbDevice
 from devices.adb_apps import resolve_package
 from devices.base import AppNotFound
+from evals.scripted_model import call, tap
 from simulator import Simulator
 from simulator.adbd import AdbServer
 from tests.loop_harness import run_scripted
-from tests.scripted_server import call, tap, turns
 
 TURN_ON_WIFI = "Turn on Wi-Fi"
 TO_WIFI = (tap("Network & internet"), tap("Internet"), tap("Wi-Fi"))
@@ -40,7 +40,7 @@ def test_a_misspelt_app_goes_back_to_the_model_with_the_suggestion(tmp_path: Pat
     episode = run_scripted(
         TURN_ON_WIFI,
         device,
-        turns(call("open_app", name="Setings"), call("open_app", name="Settings"), *TO_WIFI),
+        [call("open_app", name="Setings"), call("open_app", name="Settings"), *TO_WIFI],
         tmp_path / "run.jsonl",
     )
     assert (episode.result.stop_reason, episode.result.steps) == ("completed", 5)
@@ -73,7 +73,7 @@ def test_a_misspelt_app_over_adb_goes_back_to_the_model(
     episode = run_scripted(
         TURN_ON_WIFI,
         device,
-        turns(call("open_app", name="Setings"), call("open_app", name="Settings"), *TO_WIFI),
+        [call("open_app", name="Setings"), call("open_app", name="Settings"), *TO_WIFI],
         tmp_path / "run.jsonl",
     )
     assert (episode.result.stop_reason, episode.result.steps) == ("completed", 5)

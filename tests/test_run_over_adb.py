@@ -4,16 +4,17 @@ host protocol (adbutils on our side, the simulated phone's shell on the other)."
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from agent.cli import main
+from evals.pytest_plugin import AdbEndpoint, StartScriptedModel
+from evals.scripted_model import Scripted, ScriptedServer, call, index_of, tap
 from simulator import Simulator
-from simulator.adbd import AdbServer
-from tests.scripted_server import Scripted, ScriptedServer, call, index_of, tap, turns
+
+pytestmark = pytest.mark.sim_phone(state={"wifi": False})
 
 # Shell metacharacters, a format escape and non-ASCII text: all must arrive literally.
 HOSTILE_TEXT = "On my way; $(reboot) `id` && rm -rf / | cat 'x' \"y\" 100%s — Zoë 李雷 👋"
@@ -26,24 +27,14 @@ def type_into(label: str, text: str) -> Any:
     return reply
 
 
-@pytest.fixture
-def phone() -> Iterator[tuple[Simulator, int]]:
-    simulator = Simulator(state={"wifi": False}, serial="emulator-5554")
-    with AdbServer([simulator]) as server:
-        yield simulator, server.port
-
-
-def run_over_adb(port: int, goal: str, server: ScriptedServer, trajectory: Path) -> dict[str, Any]:
+def run_over_adb(
+    phone: AdbEndpoint, goal: str, server: ScriptedServer, trajectory: Path
+) -> dict[str, Any]:
     code = main(
         [
             "run",
             goal,
-            "--device",
-            "adb",
-            "--adb-host",
-            "127.0.0.1",
-            "--adb-port",
-            str(port),
+            *phone.cli_args,
             "--base-url",
             server.base_url,
             "--trajectory",
@@ -56,34 +47,47 @@ def run_over_adb(port: int, goal: str, server: ScriptedServer, trajectory: Path)
     return dict(json.loads(Path(trajectory).read_text().splitlines()[-1]))
 
 
-def test_a_settings_task_over_adb(phone: tuple[Simulator, int], tmp_path: Path) -> None:
-    simulator, port = phone
-    script = turns(
-        call("open_app", name="Settings"), tap("Network & internet"), tap("Internet"), tap("Wi-Fi")
+def test_a_settings_task_over_adb(
+    sim_phone: Simulator,
+    sim_adb_server: AdbEndpoint,
+    scripted_model: StartScriptedModel,
+    tmp_path: Path,
+) -> None:
+    model = scripted_model(
+        [
+            call("open_app", name="Settings"),
+            tap("Network & internet"),
+            tap("Internet"),
+            tap("Wi-Fi"),
+        ]
     )
-    with ScriptedServer(script) as server:
-        end = run_over_adb(port, "Turn on Wi-Fi", server, tmp_path / "run.jsonl")
+    end = run_over_adb(sim_adb_server, "Turn on Wi-Fi", model, tmp_path / "run.jsonl")
     assert end["stop_reason"] == "completed"
-    assert simulator.state["wifi"] is True
+    assert sim_phone.state["wifi"] is True
 
 
 def test_hostile_and_non_ascii_text_arrives_literally_over_adb(
-    phone: tuple[Simulator, int], tmp_path: Path
+    sim_phone: Simulator,
+    sim_adb_server: AdbEndpoint,
+    scripted_model: StartScriptedModel,
+    tmp_path: Path,
 ) -> None:
-    simulator, port = phone
-    script = turns(
-        call("open_app", name="Messages"),
-        tap("Allow"),
-        tap("Start chat"),
-        type_into("To", "Alice"),
-        tap("Alice Martin"),
-        type_into("Text message", HOSTILE_TEXT),
-        tap("Send SMS"),
-        call("task_complete", success=True),
+    model = scripted_model(
+        [
+            call("open_app", name="Messages"),
+            tap("Allow"),
+            tap("Start chat"),
+            type_into("To", "Alice"),
+            tap("Alice Martin"),
+            type_into("Text message", HOSTILE_TEXT),
+            tap("Send SMS"),
+            call("task_complete", success=True),
+        ]
     )
-    with ScriptedServer(script) as server:
-        end = run_over_adb(port, "Text Alice that I am on my way", server, tmp_path / "run.jsonl")
+    end = run_over_adb(
+        sim_adb_server, "Text Alice that I am on my way", model, tmp_path / "run.jsonl"
+    )
     assert end["stop_reason"] == "completed"
-    sent = simulator.state["messages"][-1]
+    sent = sim_phone.state["messages"][-1]
     assert sent["to"] == "Alice Martin"
     assert sent["text"] == HOSTILE_TEXT

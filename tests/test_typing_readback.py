@@ -19,10 +19,10 @@ from agent.execute import execute
 from agent.screen import Screen
 from devices.adb import AdbDevice, TextEntryError
 from devices.base import Device
+from evals.scripted_model import call, index_of, tap
 from simulator import Simulator
 from simulator.adbd import AdbServer
 from tests.loop_harness import Episode, run_scripted
-from tests.scripted_server import call, index_of, tap, turns
 
 ROW = "Alice Martin"  # the conversation row: a button that opens a page
 FIELD = "Text message"  # the compose field on that page, not focused when it opens
@@ -45,13 +45,13 @@ def reply_to_alice(device: Device, trajectory: Path) -> Episode:
     return run_scripted(
         "Write 'cats' to Alice",
         device,
-        turns(
+        [
             call("open_app", name="Messages"),
             type_into(ROW, "cats"),
             tap(FIELD),
             type_into(FIELD, "cats"),
             call("task_complete", success=True),
-        ),
+        ],
         trajectory,
     )
 

@@ -1,18 +1,27 @@
-"""A small OpenAI-compatible model server for tests: it replays scripted replies.
+"""A scripted OpenAI-compatible model server on loopback, for testing an agent without a model.
 
-It serves `GET /v1/models`, `POST /v1/chat/completions`, `POST /v1/completions` and
-`POST /tokenize` on 127.0.0.1 (a free port) from a background thread, and records every request
-it received so tests can assert on prompts. A script is a list of `Scripted` replies, one per
-request, or a function of the request body (for policies that react to the screen).
+`ScriptedServer` serves `GET /v1/models`, `POST /v1/chat/completions`, `POST /v1/completions`
+and `POST /tokenize` on 127.0.0.1 (a free port) from a background thread, answers each request
+from a script, and records every request it received, so a test can assert on the prompts.
 
-A scripted answer may also misbehave the way a broken or hostile server does: any raw body with
-any status (`body_of`), a pause before answering (`hang`), a reply cut off after some bytes of
-its body, with or without a pause first (`cut_off`), or a connection closed without an answer
+A script is either a list of turns, played in order (past its end the server answers HTTP 599),
+or one function called with each request's JSON body. A turn is a `Scripted` answer (built with
+`call`, `text`, `error`, ...) or a function of the request body that returns one; `tap(label)`
+is such a function: it finds the element labelled `label` on the screen the agent sent.
+
+```python
+with ScriptedServer([call("open_app", name="Settings"), tap("Network & internet")]) as model:
+    ...  # point the agent at model.base_url; model.chat_requests holds what it sent
+```
+
+An answer may also misbehave the way a broken or hostile server does: any raw body with any
+status (`body_of`), a pause before answering (`hang`), a reply cut off after some bytes of its
+body, with or without a pause first (`cut_off`), or a connection closed without an answer
 (`hang_up`).
 
 `/tokenize` uses a toy tokenizer, one token per character (its code point), so a test can turn
-a completions prompt back into text; chat messages render in a Spark-like frame ending with
-`<|Bot|><think>` (or `</think>` with thinking off).
+a completions prompt back into text (`decode`); chat messages render in a Spark-like frame
+ending with `<|Bot|><think>` (or `</think>` with thinking off; `render_chat`).
 """
 
 from __future__ import annotations
@@ -20,16 +29,18 @@ from __future__ import annotations
 import json
 import re
 import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+# The HTTP status of an answer the script could not give (exhausted, or a turn that failed).
+SCRIPT_FAILED = 599
 
-@dataclass
+
+@dataclass(frozen=True)
 class Scripted:
-    """One scripted answer: a reply, an HTTP error status, or a hang."""
+    """One scripted answer: a reply, an HTTP error status, a raw body, a hang or a hang-up."""
 
     content: str | None = None
     reasoning: str | None = None
@@ -46,11 +57,12 @@ class Scripted:
 
 
 def call(tool: str, /, **arguments: Any) -> Scripted:
-    """A reply carrying one structured tool call."""
+    """A reply carrying one structured tool call, e.g. `call("tap", index=4)`."""
     return Scripted(calls=[(tool, arguments)], finish_reason="tool_calls")
 
 
 def text(content: str, *, reasoning: str | None = None, finish_reason: str = "stop") -> Scripted:
+    """A reply whose content is `content` (for the agent's parser to read a call from)."""
     return Scripted(content=content, reasoning=reasoning, finish_reason=finish_reason)
 
 
@@ -81,9 +93,9 @@ def hang_up() -> Scripted:
     return Scripted(no_response=True)
 
 
-Script = list[Scripted] | Callable[[dict[str, Any]], Scripted]
 # One scripted turn that may read the request (e.g. to find an element's index on the screen).
 Turn = Scripted | Callable[[dict[str, Any]], Scripted]
+Script = Sequence[Turn] | Callable[[dict[str, Any]], Scripted]
 
 
 def screen_lines(body: dict[str, Any]) -> list[tuple[int, str]]:
@@ -102,11 +114,11 @@ def index_of(body: dict[str, Any], label: str) -> int:
     for index, shown in screen_lines(body):
         if shown == label or shown.startswith(label + ", "):
             return index
-    raise AssertionError(f"no element {label!r} on the screen: {screen_lines(body)}")
+    raise LookupError(f"no element {label!r} on the screen: {screen_lines(body)}")
 
 
 def tap(label: str) -> Turn:
-    """A structured tap on the element labelled `label`."""
+    """A structured tap on the element labelled `label` on the screen the agent sent."""
     return lambda body: call("tap", index=index_of(body, label))
 
 
@@ -115,27 +127,16 @@ def raw(template: str, label: str) -> Turn:
     return lambda body: text(template.replace("{index}", str(index_of(body, label))))
 
 
-def turns(*script: Turn) -> Callable[[dict[str, Any]], Scripted]:
-    """A script of turns in order; past its end the server answers with an error."""
-    remaining = list(script)
-
-    def next_turn(body: dict[str, Any]) -> Scripted:
-        if not remaining:
-            return Scripted(status=599, content="script exhausted")
-        turn = remaining.pop(0)
-        return turn(body) if callable(turn) else turn
-
-    return next_turn
-
-
-@dataclass
+@dataclass(frozen=True)
 class Request:
+    """One request the server received: its path and JSON body."""
+
     path: str
     body: dict[str, Any]
 
     @property
     def user_text(self) -> str:
-        """The last user message of a chat request."""
+        """The last user message of a chat request (the goal, history and screen)."""
         users = [m["content"] for m in self.body.get("messages", []) if m["role"] == "user"]
         return str(users[-1]) if users else ""
 
@@ -146,7 +147,13 @@ class Request:
 
 
 class ScriptedServer:
-    """Use as a context manager; `base_url` is the `/v1` URL to give a client."""
+    """A model server that answers from scripts: `chat` for chat completions, `completions`
+    for text completions (none by default). Use as a context manager, or `start()` and
+    `stop()`; `base_url` is the `/v1` URL to give a client, `requests` what it received.
+
+    `models` replaces the answer to `GET /v1/models` (e.g. with `body_of(...)` or `hang_up()`);
+    `tokenize=False` serves no `/tokenize`, like servers that lack it.
+    """
 
     def __init__(
         self,
@@ -158,7 +165,7 @@ class ScriptedServer:
         models: Scripted | None = None,
     ) -> None:
         self.model = model
-        self._models = models  # a misbehaving answer to `GET /v1/models` (body_of, hang_up...)
+        self._models = models
         self.requests: list[Request] = []
         self._scripts: dict[str, Script] = {"chat": chat, "completions": completions or []}
         self._positions = {"chat": 0, "completions": 0}
@@ -168,7 +175,10 @@ class ScriptedServer:
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(
-            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True
+            target=self._httpd.serve_forever,
+            kwargs={"poll_interval": 0.01},
+            name=f"scripted-model:{self._httpd.server_address[1]}",
+            daemon=True,
         )
 
     @property
@@ -176,18 +186,27 @@ class ScriptedServer:
         host, port = self._httpd.server_address[:2]
         return f"http://{host!s}:{port}/v1"
 
-    def __enter__(self) -> ScriptedServer:
+    def start(self) -> ScriptedServer:
+        """Serve in a background thread; returns self."""
         self._thread.start()
         return self
 
-    def __exit__(self, *exc_info: object) -> None:
+    def stop(self) -> None:
+        """Stop serving; answers still hanging give up at once."""
         self._stopping.set()
         self._httpd.shutdown()
         self._httpd.server_close()
         self._thread.join(timeout=5)
 
+    def __enter__(self) -> ScriptedServer:
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
     def requests_to(self, path: str) -> list[Request]:
-        return [request for request in self.requests if request.path == path]
+        with self._lock:
+            return [request for request in self.requests if request.path == path]
 
     @property
     def chat_requests(self) -> list[Request]:
@@ -199,10 +218,13 @@ class ScriptedServer:
             if callable(script):
                 return script(body)
             position = self._positions[kind]
+            if position >= len(script):
+                return Scripted(
+                    status=SCRIPT_FAILED, content=f"{kind} script exhausted after {position}"
+                )
             self._positions[kind] += 1
-        if position >= len(script):
-            return Scripted(status=599, content=f"{kind} script exhausted after {position}")
-        return script[position]
+            turn = script[position]
+            return turn(body) if callable(turn) else turn
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         server = self
@@ -229,7 +251,7 @@ class ScriptedServer:
                     try:
                         scripted = server._next(kind[self.path], body)
                     except Exception as exc:  # a script bug: fail the request, visibly
-                        scripted = Scripted(status=599, content=f"script failed: {exc!r}")
+                        scripted = Scripted(status=SCRIPT_FAILED, content=f"script failed: {exc!r}")
                     render = _chat_completion if kind[self.path] == "chat" else _text_completion
                     self._reply(scripted, render, body)
                 elif self.path == "/tokenize" and server._tokenize:
@@ -288,13 +310,13 @@ class ScriptedServer:
                     self.close_connection = True
                     server._stopping.wait(stall_s)
                 except (BrokenPipeError, ConnectionResetError):
-                    pass  # the client gave up waiting (a timeout test)
+                    pass  # the client gave up waiting (a timeout)
 
         return Handler
 
 
 def _model(name: str) -> dict[str, Any]:
-    return {"id": name, "object": "model", "created": 0, "owned_by": "tests"}
+    return {"id": name, "object": "model", "created": 0, "owned_by": "phone-agent"}
 
 
 def _usage(prompt: int, completion: int) -> dict[str, int]:
@@ -365,11 +387,3 @@ def _tokenize(body: dict[str, Any]) -> dict[str, Any]:
     source = render_chat(body) if "messages" in body else str(body.get("prompt", ""))
     tokens = [ord(character) for character in source]
     return {"count": len(tokens), "max_model_len": 32768, "tokens": tokens}
-
-
-@contextmanager
-def serve(
-    chat: Script, completions: Script | None = None, **options: Any
-) -> Iterator[ScriptedServer]:
-    with ScriptedServer(chat, completions, **options) as server:
-        yield server
