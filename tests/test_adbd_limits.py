@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 
 from simulator import Simulator
 from simulator.adbd import AdbServer
-from simulator.adbd.android import MAX_FILE_BYTES
+from simulator.adbd.files import MAX_FILE_BYTES
 from simulator.adbd.memory import MIB, ByteBudget
 from simulator.adbd.server import MEMORY_LIMIT_BYTES
 

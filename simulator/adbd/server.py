@@ -23,8 +23,11 @@ import threading
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from simulator.adbd.android import MAX_FILE_BYTES, DumpFault, PhoneSession, ServedPhone
+from simulator.adbd.android import PhoneSession
+from simulator.adbd.files import MAX_FILE_BYTES
 from simulator.adbd.memory import MIB, BudgetExceeded, ByteBudget, MemoryPool
+from simulator.adbd.phone import ServedPhone
+from simulator.adbd.screen import DumpFault
 from simulator.adbd.sh import MAX_COMMAND_BYTES
 
 SERVER_VERSION = 41  # what adb 1.0.41 clients expect; older numbers make them restart the server
