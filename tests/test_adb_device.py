@@ -11,7 +11,6 @@ import html
 import re
 import shlex
 import socket
-from collections.abc import Iterator
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -21,9 +20,12 @@ from devices import Device, DeviceError
 from devices.adb import ADB_KEYBOARD_IME, AdbDevice, TextEntryError
 from devices.adb_apps import resolve_package
 from devices.adb_text import focused_field, input_text_chunks, typeable_by_input_text
+from evals.pytest_plugin import AdbEndpoint
 from simulator import Simulator
 from simulator.adbd import LATIN_IME, AdbServer, DumpFault, decode_input_text
 from tests.test_adbd import FakePhone
+
+pytestmark = pytest.mark.sim_phone(state={"permission_prompts": []})
 
 HOSTILE_TEXTS = [
     "$(reboot)",
@@ -69,14 +71,8 @@ def center_of(xml: str, label: str) -> tuple[int, int]:
 
 
 @pytest.fixture
-def simulator() -> Simulator:
-    return Simulator(state={"permission_prompts": []})
-
-
-@pytest.fixture
-def served(simulator: Simulator) -> Iterator[AdbServer]:
-    with AdbServer([simulator]) as server:
-        yield server
+def served(sim_adb_server: AdbEndpoint) -> AdbServer:
+    return sim_adb_server.server
 
 
 @pytest.fixture
@@ -201,7 +197,7 @@ def test_taps_turn_wifi_off_and_the_phone_reports_it(device: AdbDevice) -> None:
     assert device.shell(["settings", "get", "global", "wifi_on"]).stdout == "0\n"
 
 
-def test_keys_swipes_and_long_press(device: AdbDevice, simulator: Simulator) -> None:
+def test_keys_swipes_and_long_press(device: AdbDevice, sim_phone: Simulator) -> None:
     device.open_app("Settings")
     before = device.dump_xml()
     device.swipe(540, 1800, 540, 600)
