@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 import errno
 import sys
-from typing import Any
+
+from simulator.commands import sim_subcommands
 
 DEFAULT_PORT = 5037  # where adb clients look first; pass --port when a real ADB server runs
 
@@ -16,21 +17,8 @@ class ServerOptionError(ValueError):
     exit_code = 2
 
 
-def _sim_commands(subparsers: Any) -> Any:
-    """The `sim` command's own subcommand registry, created if no other module made it yet."""
-    sim_parser = subparsers.choices.get("sim")
-    if sim_parser is None:
-        sim_parser = subparsers.add_parser("sim", help="the simulated phone")
-    for action in sim_parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            return action
-    return sim_parser.add_subparsers(
-        dest="sim_command", metavar="COMMAND", parser_class=type(sim_parser)
-    )
-
-
-def register(subparsers: Any) -> None:
-    parser = _sim_commands(subparsers).add_parser(
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = sim_subcommands(subparsers).add_parser(
         "adb-server",
         help="serve simulated phones on the ADB host protocol (for adb, adbutils, --device adb)",
         description=(
