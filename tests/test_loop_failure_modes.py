@@ -78,11 +78,20 @@ def test_unclosed_thinking_falls_back_to_thinking_off(tmp_path: Path) -> None:
 
 
 def taps_everything() -> Turn:
-    """The thinking-off collapse: tap each element of the screen in turn, top to bottom."""
+    """The thinking-off collapse: tap each element of the screen in turn, top to bottom, and go
+    back whenever a tap led to another page."""
     tapped: set[str] = set()
+    home_page: set[str] = set()
 
     def next_tap(body: dict[str, Any]) -> Scripted:
-        for index, label in screen_lines(body):
+        lines = screen_lines(body)
+        # Titles only: a switch's summary changes when it is tapped, its page does not.
+        titles = {label.partition(",")[0] for _, label in lines}
+        if not home_page:
+            home_page.update(titles)
+        if len(titles & home_page) < len(home_page) // 2:
+            return call("press_key", key="back")
+        for index, label in lines:
             if label not in tapped and label != "Navigate up":
                 tapped.add(label)
                 return call("tap", index=index)
@@ -102,7 +111,8 @@ def test_tapping_everything_stops_when_the_goal_state_is_reached(tmp_path: Path)
         thinking=False,
     )
     assert episode.result.stop_reason == "completed"
-    assert episode.result.steps <= 3 + 7  # at most every element above the switch, then it
+    # The five elements above the switch, each a tap and perhaps a back, then the switch.
+    assert episode.result.steps <= 3 + 2 * 5 + 1
     assert device.state["wifi"] is True  # and never tapped off again
     assert episode.guard_kinds[-1] == ["goal_state"]
 
