@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -64,7 +64,6 @@ class GuardDecision:
 # --- goal rules -------------------------------------------------------------------------------
 
 _ON_WORDS = {"on", "enable", "enabled", "activate", "activated"}
-_OFF_WORDS = {"off", "disable", "disabled", "deactivate", "deactivated"}
 _STATE = r"(?P<state>on|off|enabled?|disabled?|activated?|deactivated?)"
 _SUBJECT = r"(?:the\s+|my\s+)?(?P<subject>[\w][\w\s&'’/-]*?)"
 # words a switch label may add to the thing it controls ("Use Wi-Fi", "Allow notifications")
@@ -141,11 +140,11 @@ GOAL_RULES: tuple[GoalRule, ...] = (
 )
 
 
-def goal_target(goal: str, rules: Sequence[GoalRule] = GOAL_RULES) -> GoalTarget | None:
+def goal_target(goal: str) -> GoalTarget | None:
     """The switch and state a goal asks for, when one of the rules recognises it."""
     text = re.sub(r"^\s*please\s+|[\s.!]+$", "", goal, flags=re.IGNORECASE)
     text = _LOCATION_SUFFIX.sub("", text)
-    for rule in rules:
+    for rule in GOAL_RULES:
         target = rule.match(text)
         if target is not None:
             return target
@@ -276,9 +275,8 @@ class Guards:
         max_bad_calls: int = 3,
         max_no_op_streak: int = 3,
         max_tap_run: int = DEFAULT_TAP_RUN,
-        rules: Sequence[GoalRule] = GOAL_RULES,
     ) -> None:
-        self.target = goal_target(goal, rules)
+        self.target = goal_target(goal)
         self._confirm = confirm
         self._max_bad_calls = max_bad_calls
         self._max_no_op_streak = max_no_op_streak
