@@ -28,11 +28,18 @@ model wrote (syntax fixed, tool or argument renamed, value converted, argument d
 the compact form's text values by the schema ("3" for an integer argument) is that format's
 definition, not a repair. A call whose arguments still fail validation keeps its name and
 arguments, with the validation message in `error`, so it can be sent back to the model.
+
+Work. A reply can be anything a server sends, so parsing costs time linear in its length on any
+input: each search moves forward through the text, and the tolerant readers (JSON repair,
+Python-style arguments) may look at each character only a few times over (`_Budget`); what lies
+past a spent budget is not read. Nesting deeper than any call (`_MAX_NESTING`) is not a call.
 """
 
 from __future__ import annotations
 
 import ast
+import heapq
+import itertools
 import json
 import math
 import re
@@ -40,7 +47,7 @@ import string
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -72,8 +79,6 @@ SOURCES: tuple[str, ...] = (
 _RANK = {source: rank for rank, source in enumerate(SOURCES)}
 _RANK["tagged_json"] = _RANK["compact"]  # both are the model's own call tags
 
-# Bounds the work on pathological text (thousands of unbalanced braces or parentheses).
-_MAX_REPAIR_ATTEMPTS = 64
 _SNIPPET_CHARS = 80
 
 
@@ -255,10 +260,11 @@ def parse_reply(
     """The one call in a model reply, how it was recovered, or why there is none."""
     reply = _Reply.split(content, reasoning)
     structured = [_resolve(found) for found in _from_tool_calls(tool_calls)]
+    already_structured = {_identity(call) for call in structured}
     textual = [
         call
         for call in map(_resolve, _scan_texts(reply.decisions))
-        if not any(_same_call(call, other) for other in structured)
+        if _identity(call) not in already_structured
     ]
     calls = structured + textual
     if not calls and reply.unfinished:
@@ -284,8 +290,10 @@ def parse_reply(
     )
 
 
-def _same_call(call: _Call, other: _Call) -> bool:
-    return call.name == other.name and call.arguments == other.arguments
+def _identity(call: _Call) -> str:
+    """Equal for calls with the same name and arguments (hashable, so that comparing every
+    call with every other never costs quadratic time)."""
+    return json.dumps([call.name, call.arguments], sort_keys=True, default=repr)
 
 
 # --- separating reasoning from the answer -----------------------------------------------------
@@ -371,11 +379,32 @@ def _scan_texts(texts: list[str]) -> Iterator[_Found]:
         for call in finder(text, number)
     ]
     found.sort(key=lambda call: (_RANK[call.source], call.place))
-    taken: list[_Found] = []
-    for call in found:
-        if not any(call.overlaps(other) for other in taken):
-            taken.append(call)
-            yield call
+    taken: list[_Found] = []  # in text order, no two overlapping
+    for _, same_rank in itertools.groupby(found, key=lambda call: _RANK[call.source]):
+        kept = _clear_of(taken, same_rank)
+        yield from kept
+        taken = list(heapq.merge(taken, kept, key=lambda call: call.place))
+
+
+def _clear_of(taken: list[_Found], candidates: Iterator[_Found]) -> list[_Found]:
+    """The candidates (in text order) that overlap neither a taken call nor a candidate kept
+    before them. One pass over both: a taken call that ends before a candidate starts cannot
+    overlap any later candidate."""
+    kept: list[_Found] = []
+    next_taken = 0
+    for call in candidates:
+        while next_taken < len(taken) and _ends_before(taken[next_taken], call):
+            next_taken += 1
+        if next_taken < len(taken) and taken[next_taken].overlaps(call):
+            continue
+        if kept and kept[-1].overlaps(call):
+            continue
+        kept.append(call)
+    return kept
+
+
+def _ends_before(first: _Found, second: _Found) -> bool:
+    return (first.place[0], first.place[2]) <= (second.place[0], second.place[1])
 
 
 def _from_tool_calls(tool_calls: Any) -> Iterator[_Found]:
@@ -389,37 +418,56 @@ def _from_tool_calls(tool_calls: Any) -> Iterator[_Found]:
         yield _Found(function.get("name"), arguments, "tool_calls", (-1, number, number + 1))
 
 
-_TOOL_CALL_OPEN = "<tool_call>"
-_TOOL_CALL_CLOSE = "</tool_call>"
+class _Ahead:
+    """The first match of a pattern at or after a position, asked for at positions that never
+    go back: a match still ahead is reused, so each stretch of text is searched once."""
+
+    def __init__(self, pattern: re.Pattern[str], text: str) -> None:
+        self._pattern = pattern
+        self._text = text
+        self._match = pattern.search(text)
+
+    def at_or_after(self, position: int) -> re.Match[str] | None:
+        if self._match is not None and self._match.start() < position:
+            self._match = self._pattern.search(self._text, position)
+        return self._match
+
+
+_TOOL_CALL_OPEN = re.compile("<tool_call>")
+_TOOL_CALL_CLOSE = re.compile("</tool_call>")
 _CALL_NAME = re.compile(r"[A-Za-z_][\w.\-]*")
-_ARGUMENT_PAIR = re.compile(
-    r"<arg_key>(.*?)</arg_key>\s*<arg_value>(.*?)(</arg_value>|(?=<arg_key>)|\Z)", re.DOTALL
-)
+_ARGUMENT_KEY = re.compile("<arg_key>")
+_ARGUMENT_KEY_END = re.compile(r"</arg_key>\s*<arg_value>")
+_ARGUMENT_VALUE_END = re.compile("</arg_value>|<arg_key>")
 
 
 def _tagged_calls(text: str, number: int) -> Iterator[_Found]:
-    start = text.find(_TOOL_CALL_OPEN)
-    while start >= 0:
-        body_start = start + len(_TOOL_CALL_OPEN)
-        following = text.find(_TOOL_CALL_OPEN, body_start)
-        close = text.find(_TOOL_CALL_CLOSE, body_start)
+    openings = _Ahead(_TOOL_CALL_OPEN, text)
+    closings = _Ahead(_TOOL_CALL_CLOSE, text)
+    budget = _Budget(text)
+    opening = openings.at_or_after(0)
+    while opening is not None:
+        following = openings.at_or_after(opening.end())
+        close = closings.at_or_after(opening.end())
         repairs: list[str] = []
-        if close >= 0 and (following < 0 or close < following):
-            body, end = text[body_start:close], close + len(_TOOL_CALL_CLOSE)
+        if close is not None and (following is None or close.start() < following.start()):
+            body, end = text[opening.end() : close.start()], close.end()
         else:
-            end = following if following >= 0 else len(text)
-            body = text[body_start:end]
+            end = following.start() if following is not None else len(text)
+            body = text[opening.end() : end]
             repairs.append("closed unterminated <tool_call>")
-        call = _tagged_body(body, repairs, (number, start, end))
+        call = _tagged_body(body, repairs, (number, opening.start(), end), budget)
         if call is not None:
             yield call
-        start = following
+        opening = following
 
 
-def _tagged_body(body: str, repairs: list[str], place: tuple[int, int, int]) -> _Found | None:
+def _tagged_body(
+    body: str, repairs: list[str], place: tuple[int, int, int], budget: _Budget
+) -> _Found | None:
     stripped = body.strip()
     if stripped.startswith("{"):
-        parsed = _json_value_at(stripped, 0)
+        parsed = None if budget.spent() else _json_value_at(stripped, 0, budget)
         if parsed is None or not isinstance(parsed[0], dict):
             return None
         named = _named_object(parsed[0])
@@ -431,13 +479,33 @@ def _tagged_body(body: str, repairs: list[str], place: tuple[int, int, int]) -> 
     if not _CALL_NAME.fullmatch(name):
         return None  # not a call name: other forms may still read what the tags hold
     arguments: dict[str, str] = {}
-    for pair in _ARGUMENT_PAIR.finditer("<arg_key>" + tail if tail else ""):
-        key, value = pair.group(1).strip(), pair.group(2)
-        if not pair.group(3):
+    for key, value, closed in _argument_pairs("<arg_key>" + tail if tail else ""):
+        if not closed:
             value = value.rstrip()
             repairs.append(f"closed unterminated <arg_value> of {key}")
         arguments[key] = value
     return _Found(name, arguments, "compact", place, tuple(repairs), textual=True)
+
+
+def _argument_pairs(text: str) -> Iterator[tuple[str, str, bool]]:
+    """(key, value, closed) of each `<arg_key>k</arg_key><arg_value>v</arg_value>`; an unclosed
+    value ends where the next key begins, or at the end of the text."""
+    keys = _Ahead(_ARGUMENT_KEY, text)
+    key_ends = _Ahead(_ARGUMENT_KEY_END, text)
+    value_ends = _Ahead(_ARGUMENT_VALUE_END, text)
+    position = 0
+    while (key := keys.at_or_after(position)) is not None:
+        key_end = key_ends.at_or_after(key.end())
+        if key_end is None:
+            return
+        value_end = value_ends.at_or_after(key_end.end())
+        closed = value_end is not None and value_end.group() == "</arg_value>"
+        if value_end is None:
+            position = len(text)
+        else:
+            position = value_end.end() if closed else value_end.start()
+        value_stop = len(text) if value_end is None else value_end.start()
+        yield text[key.end() : key_end.start()].strip(), text[key_end.end() : value_stop], closed
 
 
 def _call_ending(thinking: str) -> _Found | None:
@@ -452,8 +520,11 @@ _BRACKET_NAME = re.compile(r"\[\s*([A-Za-z_][\w.\-]*)\s*\]\s*(?=\{)")
 
 
 def _bracket_calls(text: str, number: int) -> Iterator[_Found]:
+    budget = _Budget(text)
     for label in _BRACKET_NAME.finditer(text):
-        parsed = _json_value_at(text, label.end())
+        if budget.spent():
+            return
+        parsed = _json_value_at(text, label.end(), budget)
         if parsed is None or not isinstance(parsed[0], dict):
             continue
         value, end, repairs = parsed
@@ -480,11 +551,10 @@ def _fenced_calls(text: str, number: int) -> Iterator[_Found]:
 
 
 def _json_calls(text: str, number: int) -> Iterator[_Found]:
+    budget = _Budget(text)
     position = text.find("{")
-    attempts = 0
-    while position >= 0 and attempts < _MAX_REPAIR_ATTEMPTS:
-        attempts += 1
-        parsed = _json_value_at(text, position)
+    while position >= 0 and not budget.spent():
+        parsed = _json_value_at(text, position, budget)
         if parsed is not None and isinstance(parsed[0], dict):
             named = _named_object(parsed[0])
             if named is not None:
@@ -517,14 +587,17 @@ _LITERAL_NAMES = {"true": True, "false": False, "null": None, "none": None}
 
 
 def _python_calls(text: str, number: int) -> Iterator[_Found]:
-    attempts = 0
+    budget = _Budget(text)
     for match in _PYTHON_CALL.finditer(text):
+        if budget.spent():
+            return
         if _lookup_tool(match.group(1)) is None and _normal(match.group(1)) != _PRESS:
             continue  # prose such as "print(...)" or "(see above)" is not a call
-        attempts += 1
-        if attempts > _MAX_REPAIR_ATTEMPTS:
-            return
-        end, closed = _closing_parenthesis(text, match.end())
+        end, ending = _closing_parenthesis(text, match.end())
+        budget.spend(end - match.start())
+        if ending == "too deep":
+            continue
+        closed = ending == "closed"
         source = text[match.start() : end] + ("" if closed else ")")
         parsed = _python_arguments(source)
         if parsed is None:
@@ -541,8 +614,11 @@ def _python_calls(text: str, number: int) -> Iterator[_Found]:
         )
 
 
-def _closing_parenthesis(text: str, start: int) -> tuple[int, bool]:
-    """The end of a parenthesised argument list opened just before `start`."""
+def _closing_parenthesis(
+    text: str, start: int
+) -> tuple[int, Literal["closed", "unclosed", "too deep"]]:
+    """Where a parenthesised argument list opened just before `start` ends, and how: closed,
+    cut off by the end of the text, or given up where it nests deeper than a call does."""
     depth = 1
     position = start
     while position < len(text):
@@ -552,12 +628,14 @@ def _closing_parenthesis(text: str, start: int) -> tuple[int, bool]:
             continue
         if char in "([{":
             depth += 1
+            if depth > _MAX_NESTING:
+                return position, "too deep"
         elif char in ")]}":
             depth -= 1
             if depth == 0:
-                return position + 1, True
+                return position + 1, "closed"
         position += 1
-    return len(text), False
+    return len(text), "unclosed"
 
 
 def _python_arguments(source: str) -> tuple[dict[str, Any], tuple[Any, ...]] | None:
@@ -591,6 +669,29 @@ def _python_literal(node: ast.expr) -> Any:
 
 # --- tolerant JSON ----------------------------------------------------------------------------
 
+# No call nests deeper than this (`{"function": {"arguments": {"text": ...}}}` is 3 levels).
+_MAX_NESTING = 16
+# How often the tolerant readers of one text may look at each of its characters, with a floor
+# for short texts and a least cost per attempt (an attempt that reads nothing still costs work).
+_READS_PER_CHAR = 2
+_STRICT_WINDOW = 4096
+_MIN_READS = 1 << 16
+_ATTEMPT_READS = 256
+
+
+class _Budget:
+    """What the tolerant readers of one text may still read: linear in its length, so malformed
+    text that makes every brace or name a candidate cannot make parsing quadratic."""
+
+    def __init__(self, text: str) -> None:
+        self._left = _READS_PER_CHAR * len(text) + _MIN_READS
+
+    def spend(self, chars: int) -> None:
+        self._left -= max(chars, _ATTEMPT_READS)
+
+    def spent(self) -> bool:
+        return self._left <= 0
+
 
 def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
@@ -610,27 +711,51 @@ _WORD = re.compile(r"[^\W\d]\w*")  # a letter or underscore, then word character
 _CLOSERS = {"{": "}", "[": "]"}
 _PYTHON_WORDS = {"True": "true", "False": "false", "None": "null"}
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f"}
+_COLON_NEXT = re.compile(r"\s*:")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_ENCODE_STRING = json.JSONEncoder(ensure_ascii=False).encode
+_PLAIN_RUN = {quote: re.compile(f"[^{quote}\\\\]+") for quote in "\"'"}  # no quote, no escape
 
 
-def _json_value_at(text: str, start: int) -> tuple[Any, int, tuple[str, ...]] | None:
-    """(value, end, repairs) of the JSON-ish object or array that begins at `start`."""
+def _json_value_at(
+    text: str, start: int, budget: _Budget | None = None
+) -> tuple[Any, int, tuple[str, ...]] | None:
+    """(value, end, repairs) of the JSON-ish object or array that begins at `start`; what it
+    reads is charged to `budget`.
+
+    Strict JSON is tried on a window of the text: a JSONDecodeError counts the lines from the
+    start of the string it was given, which on the whole text would cost its length on every
+    failed attempt. A value that does not end inside the window goes to the tolerant reader,
+    which reads valid JSON the same way.
+    """
+    window = text[start : start + _STRICT_WINDOW]
     try:
-        value, end = _DECODER.raw_decode(text, start)
-        return value, end, ()
+        value, end = _DECODER.raw_decode(window)
+    except json.JSONDecodeError as exc:
+        read = exc.pos
     except (ValueError, RecursionError):
-        pass
+        read = len(window)  # how far it got is not known: charge the most it could read
+    else:
+        if budget is not None:
+            budget.spend(end)
+        return value, start + end, ()
     rewritten, end, repairs = _rewrite_json(text, start)
+    if budget is not None:
+        budget.spend(read + end - start)
+    if rewritten is None:
+        return None
     try:
         return _DECODER.decode(rewritten), end, repairs
     except (ValueError, RecursionError):
         return None
 
 
-def _rewrite_json(text: str, start: int) -> tuple[str, int, tuple[str, ...]]:
+def _rewrite_json(text: str, start: int) -> tuple[str | None, int, tuple[str, ...]]:
     """Strict JSON for the value at `start`: quotes, literals, commas and closers fixed.
 
     Stops at the end of the value, or where the text stops looking like JSON (prose after an
-    unterminated object), and closes whatever is still open there.
+    unterminated object), and closes whatever is still open there. The text is None when the
+    value nests deeper than a call can (`end` is then where reading stopped).
     """
     out: list[str] = []
     open_stack: list[str] = []
@@ -640,7 +765,7 @@ def _rewrite_json(text: str, start: int) -> tuple[str, int, tuple[str, ...]]:
         char = text[position]
         if char in "\"'":
             literal, position, closed = _read_string(text, position)
-            out.append(json.dumps(literal, ensure_ascii=False))
+            out.append(_ENCODE_STRING(literal))
             if char == "'":
                 repairs["single quotes->double quotes"] = None
             if not closed:
@@ -648,6 +773,8 @@ def _rewrite_json(text: str, start: int) -> tuple[str, int, tuple[str, ...]]:
             continue
         if char in _CLOSERS:
             open_stack.append(char)
+            if len(open_stack) > _MAX_NESTING:
+                return None, position, ()
         elif char in "}]":
             if not open_stack or _CLOSERS[open_stack[-1]] != char:
                 break
@@ -660,13 +787,12 @@ def _rewrite_json(text: str, start: int) -> tuple[str, int, tuple[str, ...]]:
                 break
             continue
         elif (word := _WORD.match(text, position)) is not None:
-            following = text[word.end() :].lstrip()[:1]
             if word.group() in ("true", "false", "null"):
                 out.append(word.group())
             elif word.group() in _PYTHON_WORDS:
                 out.append(_PYTHON_WORDS[word.group()])
                 repairs["True/False/None->true/false/null"] = None
-            elif following == ":":
+            elif _COLON_NEXT.match(text, word.end()):
                 out.append(json.dumps(word.group()))
                 repairs["quoted bare keys"] = None
             else:
@@ -702,9 +828,14 @@ def _rewrite_json(text: str, start: int) -> tuple[str, int, tuple[str, ...]]:
 def _read_string(text: str, start: int) -> tuple[str, int, bool]:
     """(value, end, closed) of the quoted string at `start`, either quote, with its escapes."""
     quote = text[start]
+    plain = _PLAIN_RUN[quote]
     chars: list[str] = []
     position = start + 1
     while position < len(text):
+        if (run := plain.match(text, position)) is not None:
+            chars.append(run.group())
+            position = run.end()
+            continue
         char = text[position]
         if char == quote:
             return _join_surrogates(chars), position + 1, True
@@ -731,7 +862,10 @@ def _read_string(text: str, start: int) -> tuple[str, int, bool]:
 
 def _join_surrogates(chars: list[str]) -> str:
     """The text with escaped UTF-16 surrogate pairs ("\\ud83d\\ude00") made one character."""
-    return "".join(chars).encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+    joined = "".join(chars)
+    if _SURROGATE.search(joined) is None:
+        return joined
+    return joined.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
 
 
 def _drop_trailing_comma(out: list[str]) -> bool:
@@ -916,7 +1050,9 @@ def _rename_arguments(tool: str, arguments: dict[str, Any], repairs: list[str]) 
 # --- converting values by the schema ----------------------------------------------------------
 
 _INTEGER_TEXT = re.compile(r"[-+]?\d+")
-_INDEX_TEXT = re.compile(r"[\[(]?\s*#?\s*(\d+)\s*[\])]?")
+# "#3", "[3]", "( 3 )"; the "#" takes its own spaces, as two `\s*` in a row would try every
+# split of a long blank run.
+_INDEX_TEXT = re.compile(r"[\[(]?\s*(?:#\s*)?(\d+)\s*[\])]?")
 _SECONDS_TEXT = re.compile(r"(\d+(?:\.\d+)?)\s*(?:s|sec|secs|seconds?)?", re.IGNORECASE)
 
 

@@ -4,12 +4,17 @@ any supported form comes back as the same call."""
 from __future__ import annotations
 
 import json
+import re
+import sys
 from collections.abc import Callable
+from types import FrameType
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from agent import toolparse
 from agent.actions import KEY_NAMES, TOOLS, validate_call
 from agent.toolparse import ParsedCall, parse_reply
 
@@ -217,3 +222,111 @@ TOOL_CALL_ENTRIES = (
 @given(tool_calls=st.lists(TOOL_CALL_ENTRIES, max_size=3), content=st.none() | JSONISH)
 def test_arbitrary_tool_calls_never_raise(tool_calls: list[Any], content: str | None) -> None:
     _check_invariants(parse_reply(content, None, tool_calls))
+
+
+# --- work on long malformed replies -----------------------------------------------------------
+
+# Each of these once made the parser quadratic or worse (issue: 4.4 MB of "<tool_call>", 5 MB of
+# unclosed objects and 20,000 tagged calls ran for minutes).
+PATHOLOGICAL_FRAGMENTS = [
+    "<tool_call>",
+    '{"a":',
+    "<tool_call>tap<arg_key>index</arg_key><arg_value>3</arg_value></tool_call>",
+    "{'a':[x]",
+    "\"a\"{'a':3",
+    "tap(",
+    "<tool_call>{",
+    "<tool_call>t<arg_key>",
+    '{"name": "tap", "arguments": {"index": "(      x)"}}',
+]
+SMALL_TEXT_CHARS = 16_000
+# Lines of Python the parser may run per character of a long reply, however malformed: about
+# twice what the worst generated fragments need, and a fraction of what a quadratic scan costs.
+MAX_LINES_PER_CHAR = 32
+
+
+def lines_run(text: str) -> tuple[int, ParsedCall]:
+    """How many lines of Python parsing `text` runs: a measure of work that is the same on every
+    machine and every run, unlike a timing."""
+    count = 0
+
+    def trace(frame: FrameType, event: str, arg: Any) -> Any:
+        nonlocal count
+        count += event == "line"
+        return trace
+
+    previous = sys.gettrace()
+    sys.settrace(trace)
+    try:
+        parsed = parse_reply(text)
+    finally:
+        sys.settrace(previous)
+    return count, parsed
+
+
+def _repeated(fragment: str, chars: int) -> str:
+    return fragment * (chars // len(fragment) + 1)
+
+
+def assert_linear_work(fragment: str) -> None:
+    small, small_parsed = lines_run(_repeated(fragment, SMALL_TEXT_CHARS))
+    large_text = _repeated(fragment, 4 * SMALL_TEXT_CHARS)
+    large, large_parsed = lines_run(large_text)
+    _check_invariants(small_parsed)
+    _check_invariants(large_parsed)
+    assert large <= 4.5 * small, f"4x the text cost {large / small:.1f}x the work"
+    assert large <= MAX_LINES_PER_CHAR * len(large_text)
+
+
+@pytest.mark.parametrize("fragment", PATHOLOGICAL_FRAGMENTS)
+def test_work_on_known_pathological_replies_grows_linearly(fragment: str) -> None:
+    assert_linear_work(fragment)
+
+
+@settings(max_examples=20, deadline=None)
+@given(fragment=st.lists(st.sampled_from(JSONISH_TOKENS), min_size=1, max_size=8).map("".join))
+def test_work_on_generated_replies_grows_linearly(fragment: str) -> None:
+    assert_linear_work(fragment)
+
+
+class CountingPattern:
+    """A compiled pattern that counts the characters its searches read."""
+
+    def __init__(self, pattern: re.Pattern[str]) -> None:
+        self.pattern = pattern
+        self.chars_read = 0
+
+    def search(self, text: str, position: int = 0) -> re.Match[str] | None:
+        match = self.pattern.search(text, position)
+        self.chars_read += (match.end() if match else len(text)) - position
+        return match
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "<tool_call>" * 50_000,
+        "<tool_call>tap<arg_key>index</arg_key><arg_value>3</arg_value></tool_call>" * 5_000,
+        "<tool_call>tap" + "<arg_key>k</arg_key> <arg_value>v" * 20_000,
+        "<tool_call>tap" + "<arg_key>" * 50_000 + "</arg_key><arg_value>1",
+    ],
+    ids=["unclosed tags", "many calls", "unclosed values", "unclosed keys"],
+)
+def test_tag_searches_read_the_reply_a_bounded_number_of_times(
+    reply: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    patterns = {
+        name: CountingPattern(getattr(toolparse, name))
+        for name in (
+            "_TOOL_CALL_OPEN",
+            "_TOOL_CALL_CLOSE",
+            "_ARGUMENT_KEY",
+            "_ARGUMENT_KEY_END",
+            "_ARGUMENT_VALUE_END",
+        )
+    }
+    for name, pattern in patterns.items():
+        monkeypatch.setattr(toolparse, name, pattern)
+    _check_invariants(parse_reply(reply))
+    for name, pattern in patterns.items():
+        assert pattern.chars_read <= 2 * len(reply), name  # once over, and some matches twice
