@@ -12,7 +12,7 @@ from __future__ import annotations
 import difflib
 import json
 from functools import cache
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic_core import ErrorDetails, PydanticCustomError
@@ -26,7 +26,7 @@ KEY_NAMES: tuple[str, ...] = (*COMMON_KEYS, *(key for key in KEYCODES if key not
 MAX_WAIT_SECONDS = 10.0
 
 
-class Action(BaseModel):
+class BaseAction(BaseModel):
     """Base of every tool; `name` (a class attribute) is the tool's name in calls.
 
     OpenApp's argument is also called `name` (the tool contract says `open_app(name)`), which
@@ -38,21 +38,21 @@ class Action(BaseModel):
     name: ClassVar[str]
 
 
-class Tap(Action):
+class Tap(BaseAction):
     """Tap an element."""
 
     name: ClassVar[str] = "tap"
     index: int = Field(ge=1, description="Element number N from the screen list.")
 
 
-class LongPress(Action):
+class LongPress(BaseAction):
     """Touch and hold an element (menus, selection)."""
 
     name: ClassVar[str] = "long_press"
     index: int = Field(ge=1, description="Element number N from the screen list.")
 
 
-class TypeText(Action):
+class TypeText(BaseAction):
     """Type text into a text field."""
 
     name: ClassVar[str] = "type_text"
@@ -64,7 +64,7 @@ class TypeText(Action):
     submit: bool = Field(default=False, description="Press enter afterwards.")
 
 
-class Swipe(Action):
+class Swipe(BaseAction):
     """Swipe to scroll. direction is the way the content moves: up shows what is further down."""
 
     name: ClassVar[str] = "swipe"
@@ -74,7 +74,7 @@ class Swipe(Action):
     )
 
 
-class PressKey(Action):
+class PressKey(BaseAction):
     """Press a device key."""
 
     name: ClassVar[str] = "press_key"
@@ -90,27 +90,31 @@ class PressKey(Action):
         return key
 
 
-class OpenApp(Action):
+class OpenApp(BaseAction):
     """Open an app."""
 
     # The contract names the argument `name`; it replaces the tool-name class attribute here.
     name: str = Field(min_length=1, description="App label or package, e.g. Settings.")  # type: ignore[misc]
 
 
-class Wait(Action):
+class Wait(BaseAction):
     """Wait for the screen to settle."""
 
     name: ClassVar[str] = "wait"
     seconds: float = Field(gt=0, le=MAX_WAIT_SECONDS, description="At most 10.")
 
 
-class TaskComplete(Action):
+class TaskComplete(BaseAction):
     """End the task. success=false if it cannot be done."""
 
     name: ClassVar[str] = "task_complete"
     success: bool = True
     answer: str | None = Field(default=None, description="Answer, if the task asked a question.")
 
+
+# Every action the model can ask for, as one closed type: code that handles actions matches on
+# it and ends in `assert_never`, so the type checker rejects a tool left unhandled.
+Action: TypeAlias = Tap | LongPress | TypeText | Swipe | PressKey | OpenApp | Wait | TaskComplete
 
 TOOLS: dict[str, type[Action]] = {
     "tap": Tap,
@@ -127,7 +131,7 @@ _TOOL_NAMES: dict[type[Action], str] = {model: tool for tool, model in TOOLS.ite
 
 
 def tool_name(action: Action | type[Action]) -> str:
-    """The tool name of an action or action class (works for OpenApp too, see Action)."""
+    """The tool name of an action or action class (works for OpenApp too, see BaseAction)."""
     return _TOOL_NAMES[action if isinstance(action, type) else type(action)]
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import assert_never
 
 from agent.actions import (
     Action,
@@ -27,7 +28,6 @@ from agent.actions import (
     TaskComplete,
     TypeText,
     Wait,
-    tool_name,
 )
 from agent.screen import Screen, ScreenParseError
 from devices.base import Device, DeviceError, InputNotApplied, RecoverableDeviceError
@@ -77,50 +77,59 @@ def _run(
     done: Execution,
     sleep: Callable[[float], None],
 ) -> None:
-    if isinstance(action, Tap):
-        x, y = screen.element(action.index).center
-        device.tap(x, y)
-        done.device_calls.append(f"tap({x}, {y})")
-    elif isinstance(action, LongPress):
-        x, y = screen.element(action.index).center
-        device.long_press(x, y)
-        done.device_calls.append(f"long_press({x}, {y})")
-    elif isinstance(action, TypeText):
-        if action.index is not None:
-            field_element = screen.element(action.index)
-            if not field_element.focused:
-                x, y = field_element.center
-                device.tap(x, y)
-                done.device_calls.append(f"tap({x}, {y})")
-        if action.clear:
-            device.clear_text()
-            done.device_calls.append("clear_text()")
-        device.type_text(action.text)
-        done.device_calls.append(f"type_text({len(action.text)} chars)")
-        _read_back_focus(device, action.text)
-        if action.submit:
-            device.press_key("enter")
-            done.device_calls.append("press_key(enter)")
-    elif isinstance(action, Swipe):
-        region = (
-            screen.element(action.index).bounds
-            if action.index is not None
-            else (0, 0, screen.width, screen.height)
-        )
-        x1, y1, x2, y2 = swipe_path(region, action.direction)
-        device.swipe(x1, y1, x2, y2, SWIPE_DURATION_MS)
-        done.device_calls.append(f"swipe({x1}, {y1}, {x2}, {y2})")
-    elif isinstance(action, PressKey):
-        device.press_key(action.key)
-        done.device_calls.append(f"press_key({action.key})")
-    elif isinstance(action, OpenApp):
-        done.package = device.open_app(action.name)
-        done.device_calls.append(f"open_app({action.name!r}) -> {done.package}")
-    elif isinstance(action, Wait):
-        sleep(action.seconds)
-        done.device_calls.append(f"wait({action.seconds:g})")
-    elif not isinstance(action, TaskComplete):
-        raise TypeError(f"no executor for action {tool_name(action)!r}")
+    match action:
+        case Tap(index=index):
+            x, y = screen.element(index).center
+            device.tap(x, y)
+            done.device_calls.append(f"tap({x}, {y})")
+        case LongPress(index=index):
+            x, y = screen.element(index).center
+            device.long_press(x, y)
+            done.device_calls.append(f"long_press({x}, {y})")
+        case TypeText():
+            _type_text(action, screen, device, done)
+        case Swipe(direction=direction, index=index):
+            region = (
+                screen.element(index).bounds
+                if index is not None
+                else (0, 0, screen.width, screen.height)
+            )
+            x1, y1, x2, y2 = swipe_path(region, direction)
+            device.swipe(x1, y1, x2, y2, SWIPE_DURATION_MS)
+            done.device_calls.append(f"swipe({x1}, {y1}, {x2}, {y2})")
+        case PressKey(key=key):
+            device.press_key(key)
+            done.device_calls.append(f"press_key({key})")
+        case OpenApp(name=name):
+            done.package = device.open_app(name)
+            done.device_calls.append(f"open_app({name!r}) -> {done.package}")
+        case Wait(seconds=seconds):
+            sleep(seconds)
+            done.device_calls.append(f"wait({seconds:g})")
+        case TaskComplete():
+            pass  # ends the episode; nothing runs on the device
+        case _:
+            assert_never(action)
+
+
+def _type_text(action: TypeText, screen: Screen, device: Device, done: Execution) -> None:
+    """Into the named field (tapped first unless focused) or the focused one; Enter, when
+    asked, only once the text is known to have reached a field."""
+    if action.index is not None:
+        field_element = screen.element(action.index)
+        if not field_element.focused:
+            x, y = field_element.center
+            device.tap(x, y)
+            done.device_calls.append(f"tap({x}, {y})")
+    if action.clear:
+        device.clear_text()
+        done.device_calls.append("clear_text()")
+    device.type_text(action.text)
+    done.device_calls.append(f"type_text({len(action.text)} chars)")
+    _read_back_focus(device, action.text)
+    if action.submit:
+        device.press_key("enter")
+        done.device_calls.append("press_key(enter)")
 
 
 def _read_back_focus(device: Device, text: str) -> None:

@@ -36,7 +36,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, assert_never
 
 from agent.actions import (
     Action,
@@ -48,7 +48,6 @@ from agent.actions import (
     TaskComplete,
     TypeText,
     Wait,
-    tool_name,
 )
 from agent.actions import tools_schema as our_tools_schema
 from agent.screen import Element, Screen
@@ -203,50 +202,51 @@ def _borrow_labels(elements: list[dict[str, Any]]) -> None:
 def action_to_aw(action: Action, observed: ObservedScreen) -> list[AwAction]:
     """The AndroidWorld actions that carry out `action` on the screen the model saw."""
     screen = observed.screen
-    if isinstance(action, Tap | LongPress):
-        x, y = screen.element(action.index).center
-        return [
-            {"action_type": "click" if isinstance(action, Tap) else "long_press", "x": x, "y": y}
-        ]
-    if isinstance(action, TypeText):
-        if not action.text:
-            raise UnsupportedAction(
-                "type_text needs text here: AndroidWorld skips an empty one entirely, clear "
-                "included; to replace a field's text, type the new text with clear=true"
-            )
-        typed: AwAction = {"action_type": "input_text", "text": action.text}
-        if action.index is not None and not screen.element(action.index).focused:
-            typed["x"], typed["y"] = screen.element(action.index).center
-        if action.clear:
-            typed["clear_text"] = True
-        return [typed]
-    if isinstance(action, Swipe):
-        scroll: AwAction = {"action_type": "scroll", "direction": _OPPOSITE[action.direction]}
-        if action.index is not None:
-            screen.element(action.index)  # the model named an element that is there
-            position = observed.aw_index[action.index]
-            if position:  # AndroidWorld reads index 0 as "the whole screen"
-                scroll["index"] = position
-        return [scroll]
-    if isinstance(action, PressKey):
-        if action.key not in _KEYS:
-            raise UnsupportedAction(
-                f"press_key {action.key!r} is not available here; use back, home or enter"
-            )
-        return [{"action_type": _KEYS[action.key]}]
-    if isinstance(action, OpenApp):
-        return [{"action_type": "open_app", "app_name": action.name}]
-    if isinstance(action, Wait):
-        return [{"action_type": "wait"}]
-    if isinstance(action, TaskComplete):
-        status = {
-            "action_type": "status",
-            "goal_status": "complete" if action.success else "infeasible",
-        }
-        if action.answer:
-            return [{"action_type": "answer", "text": action.answer}, status]
-        return [status]
-    raise UnsupportedAction(f"{tool_name(action)} has no AndroidWorld action")
+    match action:
+        case Tap(index=index) | LongPress(index=index):
+            x, y = screen.element(index).center
+            touch = "click" if isinstance(action, Tap) else "long_press"
+            return [{"action_type": touch, "x": x, "y": y}]
+        case TypeText():
+            if not action.text:
+                raise UnsupportedAction(
+                    "type_text needs text here: AndroidWorld skips an empty one entirely, clear "
+                    "included; to replace a field's text, type the new text with clear=true"
+                )
+            typed: AwAction = {"action_type": "input_text", "text": action.text}
+            if action.index is not None and not screen.element(action.index).focused:
+                typed["x"], typed["y"] = screen.element(action.index).center
+            if action.clear:
+                typed["clear_text"] = True
+            return [typed]
+        case Swipe(direction=direction, index=index):
+            scroll: AwAction = {"action_type": "scroll", "direction": _OPPOSITE[direction]}
+            if index is not None:
+                screen.element(index)  # the model named an element that is there
+                position = observed.aw_index[index]
+                if position:  # AndroidWorld reads index 0 as "the whole screen"
+                    scroll["index"] = position
+            return [scroll]
+        case PressKey(key=key):
+            if key not in _KEYS:
+                raise UnsupportedAction(
+                    f"press_key {key!r} is not available here; use back, home or enter"
+                )
+            return [{"action_type": _KEYS[key]}]
+        case OpenApp(name=name):
+            return [{"action_type": "open_app", "app_name": name}]
+        case Wait():
+            return [{"action_type": "wait"}]
+        case TaskComplete(success=success, answer=answer):
+            status = {
+                "action_type": "status",
+                "goal_status": "complete" if success else "infeasible",
+            }
+            if answer:
+                return [{"action_type": "answer", "text": answer}, status]
+            return [status]
+        case _:
+            assert_never(action)
 
 
 def tools_schema() -> list[dict[str, Any]]:
