@@ -66,6 +66,14 @@ def _register_eval(subparsers: argparse._SubParsersAction[argparse.ArgumentParse
         ),
     )
     parser.add_argument(
+        "--detour",
+        action="store_true",
+        help=(
+            "start each task from a detour the seed picks: another app in front, another page "
+            "of the task's app, or its list scrolled away"
+        ),
+    )
+    parser.add_argument(
         "--runs", type=_positive_int, default=1, metavar="N", help="seeds per task (0..N-1)"
     )
     parser.add_argument(
@@ -170,7 +178,9 @@ def _eval_sim(args: argparse.Namespace) -> int:
     policies = parse_policy(args.policy)
     tasks = select_tasks(args.tasks)
     guards = {"on": [True], "off": [False], "both": [True, False]}[args.guards]
-    runs = plan_runs(tasks, args.runs, policies, guards, parse_phrasing(args.phrasing))
+    runs = plan_runs(
+        tasks, args.runs, policies, guards, parse_phrasing(args.phrasing), detour=args.detour
+    )
     settings = EvalSettings(
         max_steps=args.max_steps,
         thinking=args.thinking == "on",

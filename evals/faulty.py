@@ -42,7 +42,7 @@ from agent.actions import (
 from agent.model_client import DecisionRequest, ModelReply
 from agent.prompt import describe_action
 from agent.screen import Screen
-from evals.oracle import OracleError, resolve, tool_call
+from evals.oracle import OracleError, resolve, shows, tool_call
 from simulator.tasks import PlanStep, Task
 
 FAULT_MODES: dict[str, str] = {
@@ -108,6 +108,8 @@ class FaultyPolicy:
                 reasoning="The screen shows what I need.",
                 finish_reason="stop",
             )
+        while self._queue and self._queue[0].optional and not shows(self._queue[0], screen):
+            self._queue.pop(0)
         if not self._queue:
             return self._afterwards(screen)
         try:

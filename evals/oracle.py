@@ -5,12 +5,21 @@ screen (`agent.screen.Screen`) and turned into the tool call the model would mak
 oracle plays as a policy inside the agent loop, guards included. A plan that runs to success
 proves that the task is solvable, that the screen model shows enough to solve it, and that the
 guards let a correct agent through.
+
+The oracle re-plans from the screen it is shown, so it also finishes a task started from a
+detour (another app in front, another page of the right app, a list scrolled away). When the
+next step's element is not on screen: a system window over the app is dismissed; in another app
+than the plan's, the plan's app is opened again (or the home screen, for a plan that starts
+there); on a page the plan led to, the page is scrolled both ways looking for it; otherwise the
+oracle goes back a page, which in the end leaves the app and opens it afresh. A step marked
+optional (a prompt only some launches show) is skipped when its element is absent.
 """
 
 from __future__ import annotations
 
 import json
 import unicodedata
+from typing import Literal
 
 from agent.actions import (
     Action,
@@ -25,7 +34,21 @@ from agent.actions import (
 )
 from agent.model_client import DecisionRequest, ModelReply, PolicyError
 from agent.screen import Element, Screen
+from simulator.apps import APPS
+from simulator.state import LAUNCHER
 from simulator.tasks import PlanStep, Task
+
+# How far a search for a missing element may go before the oracle gives up: swipes on one page,
+# pages gone back in a row, and times the plan's app is opened again.
+MAX_SEARCH_SWIPES = 8
+MAX_BACK_PRESSES = 6
+MAX_RESTARTS = 3
+
+# The package an `open_app` step opens, by launcher label or by package, in lower case.
+_PACKAGES = {
+    **{app.label.casefold(): app.package for app in APPS},
+    **{app.package: app.package for app in APPS},
+}
 
 
 class OracleError(RuntimeError):
@@ -35,6 +58,11 @@ class OracleError(RuntimeError):
 def _norm(label: str) -> str:
     label = unicodedata.normalize("NFKC", label).replace("\u2011", "-")
     return " ".join(label.casefold().split())
+
+
+def missing(label: str, screen: Screen) -> OracleError:
+    shown = ", ".join(repr(e.label) for e in screen.elements if e.label)
+    return OracleError(f"no element labelled {label!r} on screen ({screen.app}): {shown}")
 
 
 def find_element(screen: Screen, label: str, near: str | None = None) -> Element:
@@ -49,8 +77,7 @@ def find_element(screen: Screen, label: str, near: str | None = None) -> Element
     ]
     candidates = next((tier for tier in tiers if tier), [])
     if not candidates:
-        shown = ", ".join(repr(e.label) for e in screen.elements if e.label)
-        raise OracleError(f"no element labelled {label!r} on screen ({screen.app}): {shown}")
+        raise missing(label, screen)
     actionable = [e for e in candidates if e.clickable or e.role == "input"]
     candidates = actionable or candidates
     if near is not None and len(candidates) > 1:
@@ -100,20 +127,146 @@ def tool_call(action: Action, call_id: str) -> dict[str, object]:
     }
 
 
+def shows(step: PlanStep, screen: Screen) -> bool:
+    """Whether `screen` has the element `step` acts on (steps without one always apply)."""
+    if step.target is None:
+        return True
+    try:
+        find_element(screen, step.target, step.near)
+    except OracleError:
+        return False
+    return True
+
+
+class _Search:
+    """Looking for a missing element on one page: one way first, then the other; a swipe that
+    leaves the screen as it was ends that way."""
+
+    def __init__(self, first: Literal["up", "down"], unchanged_by_first: str | None) -> None:
+        self.ways: list[Literal["up", "down"]] = [first, "down" if first == "up" else "up"]
+        self.swipes = 0
+        self.before = unchanged_by_first  # the screen the last swipe started from
+
+    def next_swipe(self, screen: Screen) -> Swipe | None:
+        """The next swipe to look further, or None when the page has been looked through."""
+        if screen.signature == self.before:
+            self.ways.pop(0)
+        if not self.ways or self.swipes >= MAX_SEARCH_SWIPES:
+            return None
+        if not any(e.scrollable for e in screen.elements):
+            return None
+        self.swipes += 1
+        self.before = screen.signature
+        return Swipe(direction=self.ways[0])
+
+
 class OraclePolicy:
-    """Plays `task`'s plan for `seed`, one step per decision, as structured tool calls."""
+    """Plays `task`'s plan for `seed`, one step per decision, as structured tool calls,
+    finding its way back to the plan from wherever the screen is (see the module's notes)."""
 
     def __init__(self, task: Task, seed: int) -> None:
         self._plan = task.oracle(seed)
         self._next = 0
+        self._search: _Search | None = None
+        self._backs = 0
+        self._restarts = 0
+        self._calls = 0
+        self._last_step: PlanStep | None = None
+        self._previous_step: PlanStep | None = None
+        self._last_action: Action | None = None
+        self._last_screen = ""  # the signature of the screen the last action was taken on
 
     def decide(self, request: DecisionRequest) -> ModelReply:
-        if self._next >= len(self._plan):
-            raise PolicyError(f"the oracle plan has no step {request.step}")
+        screen = request.screen
+        # the plan step the previous action played, if it was one; recovery moves leave None
+        self._previous_step, self._last_step = self._last_step, None
         try:
-            action = resolve(self._plan[self._next], request.screen)
+            action = self._action(screen)
         except OracleError as exc:
             raise PolicyError(f"oracle: {exc}") from exc
-        self._next += 1
-        call = tool_call(action, f"oracle-{self._next}")
+        self._calls += 1
+        self._last_action, self._last_screen = action, screen.signature
+        call = tool_call(action, f"oracle-{self._calls}")
         return ModelReply(tool_calls=[call], finish_reason="tool_calls")
+
+    def _action(self, screen: Screen) -> Action:
+        while True:
+            if self._next >= len(self._plan):
+                raise OracleError(f"the plan has no step left on this screen ({screen.app})")
+            step = self._plan[self._next]
+            if (step.optional or step.tool == "swipe") and self._pointless(step, screen):
+                self._next += 1
+                continue
+            if not shows(step, screen):
+                return self._find_way(step, screen)
+            self._next += 1
+            self._search = None
+            if step.tool != "swipe":
+                self._backs = 0
+            self._last_step = step
+            return resolve(step, screen)
+
+    def _pointless(self, step: PlanStep, screen: Screen) -> bool:
+        """An optional step whose element is absent, or a swipe that just now moved nothing:
+        the plan's scrolling on a page that is not the one it expects."""
+        if step.tool == "swipe":
+            return (
+                isinstance(self._last_action, Swipe)
+                and self._last_action.direction == step.direction
+                and self._last_screen == screen.signature
+            )
+        return not shows(step, screen)
+
+    def _find_way(self, step: PlanStep, screen: Screen) -> Action:
+        """An action toward a screen that shows `step`'s element."""
+        if screen.app not in _PACKAGES.values():
+            return self._back(step, screen)  # a system window (a prompt, a shade) over an app
+        start = self._segment_start()
+        opener = self._plan[start]
+        expected = (
+            _PACKAGES.get((opener.app or "").casefold()) if opener.tool == "open_app" else None
+        )
+        if screen.app != (expected or LAUNCHER) or (expected is None and start < self._next):
+            return self._restart(step, screen, start)
+        if (
+            self._search is None
+            and self._previous_step is not None
+            and self._previous_step.tool != "open_app"
+        ):
+            # a page the plan led to: the element may be scrolled out of view
+            self._search = _Search(*self._search_start())
+        if self._search is not None:
+            swipe = self._search.next_swipe(screen)
+            if swipe is not None:
+                return swipe
+        return self._back(step, screen)
+
+    def _search_start(self) -> tuple[Literal["up", "down"], str | None]:
+        """Scroll on down the page when the plan was scrolling down, else toward the top."""
+        last = self._last_action
+        if isinstance(last, Swipe) and last.direction == "up":
+            return "up", self._last_screen
+        return "down", None
+
+    def _segment_start(self) -> int:
+        """Where the part of the plan in the current app starts: its `open_app`, or 0."""
+        return next((i for i in range(self._next, -1, -1) if self._plan[i].tool == "open_app"), 0)
+
+    def _restart(self, step: PlanStep, screen: Screen, start: int) -> Action:
+        """Open the plan's current app again, or go home for a plan that starts there."""
+        if self._restarts >= MAX_RESTARTS:
+            raise missing(step.target or "", screen)
+        self._restarts += 1
+        self._next = start
+        self._search = None
+        self._backs = 0
+        if self._plan[start].tool == "open_app":
+            return self._action(screen)
+        return PressKey(key="home")
+
+    def _back(self, step: PlanStep, screen: Screen) -> Action:
+        if self._backs >= MAX_BACK_PRESSES:
+            raise OracleError(f"{step.target!r} is on no page behind this one ({screen.app})")
+        self._backs += 1
+        self._search = None
+        return PressKey(key="back")

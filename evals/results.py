@@ -38,6 +38,7 @@ class EpisodeOutcome(BaseModel):
     family: str
     seed: int
     phrasing: int = 0  # which of the task's goal phrasings the agent was given
+    detour: bool = False  # started from a detour, not from the task's own start
     policy: str
     guards: bool = True
     success: bool
@@ -54,7 +55,7 @@ class EpisodeOutcome(BaseModel):
 
     @property
     def run_id(self) -> str:
-        return run_id(self.task, self.seed, self.policy, self.guards, self.phrasing)
+        return run_id(self.task, self.seed, self.policy, self.guards, self.phrasing, self.detour)
 
     @property
     def verdict(self) -> Verdict:
@@ -70,10 +71,13 @@ class EpisodeOutcome(BaseModel):
         return "step_budget"
 
 
-def run_id(task: str, seed: int, policy: str, guards: bool, phrasing: int = 0) -> str:
-    # the first phrasing keeps the ids that results files written before phrasings hold
-    worded = f"/p{phrasing}" if phrasing else ""
-    return f"{task}/s{seed}{worded}/{policy}/guards-{'on' if guards else 'off'}"
+def run_id(
+    task: str, seed: int, policy: str, guards: bool, phrasing: int = 0, detour: bool = False
+) -> str:
+    # the task's own start and first phrasing keep the ids that older results files hold
+    start = f"/p{phrasing}" if phrasing else ""
+    start += "/detour" if detour else ""
+    return f"{task}/s{seed}{start}/{policy}/guards-{'on' if guards else 'off'}"
 
 
 class GroupScore(BaseModel):
@@ -221,15 +225,15 @@ def summarize(outcomes: Sequence[EpisodeOutcome], suite: str = "sim") -> Summary
 
 def guard_effect(outcomes: Sequence[EpisodeOutcome]) -> list[GuardEffect]:
     """One row per policy that ran with guards both off and on, over the runs done both ways."""
-    by_id = {(o.policy, o.task, o.seed, o.phrasing, o.guards): o for o in outcomes}
+    by_id = {(o.policy, o.task, o.seed, o.phrasing, o.detour, o.guards): o for o in outcomes}
     rows = []
     for policy in sorted({o.policy for o in outcomes}):
         pairs = [
-            (off, by_id[(policy, off.task, off.seed, off.phrasing, True)])
+            (off, by_id[(policy, off.task, off.seed, off.phrasing, off.detour, True)])
             for off in outcomes
             if off.policy == policy
             and not off.guards
-            and (policy, off.task, off.seed, off.phrasing, True) in by_id
+            and (policy, off.task, off.seed, off.phrasing, off.detour, True) in by_id
         ]
         if not pairs:
             continue

@@ -38,6 +38,7 @@ from agent.trajectory import (
     StepRecord,
     StopReason,
 )
+from evals.detours import DETOUR_EXTRA_STEPS, Detour, start_from_detour
 from evals.faulty import FaultyPolicy
 from evals.oracle import OraclePolicy
 from evals.policies import PolicySpec, Recordings, ReplayPolicy, WatchedPolicy
@@ -167,10 +168,13 @@ class Run:
     policy: PolicySpec
     guards: bool
     phrasing: int = 0
+    detour: bool = False  # start from a detour the seed picks (see `evals.detours`)
 
     @property
     def id(self) -> str:
-        return run_id(self.task.name, self.seed, self.policy.label, self.guards, self.phrasing)
+        return run_id(
+            self.task.name, self.seed, self.policy.label, self.guards, self.phrasing, self.detour
+        )
 
     @property
     def goal(self) -> str:
@@ -179,8 +183,8 @@ class Run:
     def trajectory(self, run_dir: Path) -> Path:
         policy = re.sub(r"[^\w.-]+", "-", self.policy.label)
         guards = "guards-on" if self.guards else "guards-off"
-        worded = f"-p{self.phrasing}" if self.phrasing else ""
-        name = f"{self.task.name}-s{self.seed}{worded}.jsonl"
+        start = (f"-p{self.phrasing}" if self.phrasing else "") + ("-detour" if self.detour else "")
+        name = f"{self.task.name}-s{self.seed}{start}.jsonl"
         return run_dir / "trajectories" / policy / guards / name
 
 
@@ -190,15 +194,17 @@ def plan_runs(
     policies: Sequence[PolicySpec],
     guards: Sequence[bool],
     phrasing: PhrasingChoice = 0,
+    detour: bool = False,
 ) -> list[Run]:
-    """Every task x seed x phrasing x policy x guard setting."""
+    """Every task x seed x phrasing x policy x guard setting, from the task's own start or
+    from a detour."""
     planned: dict[str, Run] = {}
     for policy in policies:
         for guarded in guards:
             for task in tasks:
                 for seed in range(runs):
                     for index in phrasings(task, phrasing):
-                        run = Run(task, seed, policy, guarded, index)
+                        run = Run(task, seed, policy, guarded, index, detour)
                         planned.setdefault(run.id, run)
     return list(planned.values())
 
@@ -279,14 +285,24 @@ class Runner:
                 error=f"{type(exc).__name__}: {exc}",
             )
 
-    def _budget(self, task: Task) -> int:
-        return self.settings.max_steps or task.max_steps
+    def _budget(self, run: Run) -> int:
+        extra = DETOUR_EXTRA_STEPS if run.detour else 0
+        return self.settings.max_steps or run.task.max_steps + extra
 
-    def _simulator(self, run: Run) -> Simulator:
+    def _start(self, run: Run) -> tuple[Simulator, Detour | None]:
+        """The simulator in the task's initial state, moved to its detour for a detour run."""
+        if not run.detour:
+            return self._simulator(run, self.faults), None
+        # the detour's own moves never meet injected faults; the episode's do
+        sim, detour = start_from_detour(run.task, run.seed, lambda: self._simulator(run, None))
+        sim.faults = self.faults or sim.faults
+        return sim, detour
+
+    def _simulator(self, run: Run, faults: FaultConfig | None) -> Simulator:
         state, seed = run.task.initial_state(run.seed), run.seed
         if self.on_screen is None:
-            return Simulator(state=state, seed=seed, faults=self.faults)
-        return _WatchedSimulator(self.on_screen, state=state, seed=seed, faults=self.faults)
+            return Simulator(state=state, seed=seed, faults=faults)
+        return _WatchedSimulator(self.on_screen, state=state, seed=seed, faults=faults)
 
     def _policy(self, run: Run, goal: str) -> Policy:
         spec = run.policy
@@ -302,7 +318,7 @@ class Runner:
         return self.model
 
     def _loop(self, run: Run, path: Path, started: float) -> EpisodeOutcome:
-        sim = self._simulator(run)
+        sim, detour = self._start(run)
         goal = run.goal
         policy = WatchedPolicy(self._policy(run, goal), self.cancelled)
         stats = _StepStats()
@@ -310,12 +326,12 @@ class Runner:
             goal,
             sim,
             policy,
-            RunSettings(max_steps=self._budget(run.task), guards=run.guards),
+            RunSettings(max_steps=self._budget(run), guards=run.guards),
             path,
             confirm=goal_confirmation(goal),
             observer=stats,
             model_name=self.model_name if run.policy.kind == "llm" else run.policy.label,
-            policy_settings=self._recorded_settings(run),
+            policy_settings=self._recorded_settings(run, detour),
             sleep=lambda seconds: None,  # the simulator needs no time to settle
         )
         ending = _Ending(
@@ -327,7 +343,7 @@ class Runner:
         )
         return _outcome(run, ending, path, started, stats, error=policy.failure)
 
-    def _recorded_settings(self, run: Run) -> dict[str, Any]:
+    def _recorded_settings(self, run: Run, detour: Detour | None) -> dict[str, Any]:
         settings: dict[str, Any] = {
             "task": run.task.name,
             "seed": run.seed,
@@ -335,6 +351,8 @@ class Runner:
             "policy": run.policy.label,
             "guards": run.guards,
         }
+        if detour is not None:
+            settings["detour"] = detour.describe()
         if run.policy.kind == "llm":
             settings.update(self.settings.model_dump(exclude={"max_steps"}))
         return settings
@@ -360,6 +378,7 @@ def _outcome(
         family=task.family,
         seed=run.seed,
         phrasing=run.phrasing,
+        detour=run.detour,
         policy=run.policy.label,
         guards=run.guards,
         success=success,

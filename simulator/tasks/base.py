@@ -29,7 +29,9 @@ Sampler = Callable[[random.Random], Params]
 
 class PlanStep(BaseModel):
     """One oracle action. `target` is an element label on the screen at that moment; `near`
-    picks, among several elements with that label, the one closest to the element `near`."""
+    picks, among several elements with that label, the one closest to the element `near`.
+    An `optional` step is skipped when its target is not on screen (a prompt that only some
+    launches show)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -45,6 +47,7 @@ class PlanStep(BaseModel):
     key: str | None = None
     app: str | None = None
     answer: str | None = None
+    optional: bool = False
 
 
 def tap(target: str, near: str | None = None) -> PlanStep:
@@ -296,9 +299,13 @@ def set_alarm_steps(hhmm: str) -> list[PlanStep]:
     return [tap("Add alarm"), *time_input_steps(hhmm)]
 
 
+def allow_notifications() -> PlanStep:
+    """Messages and Calendar ask for the notification permission on their first launch only."""
+    return PlanStep(tool="tap", target="Allow", optional=True)
+
+
 def open_messages() -> list[PlanStep]:
-    """Messages asks for the notification permission on its first launch."""
-    return [open_app("Messages"), tap("Allow")]
+    return [open_app("Messages"), allow_notifications()]
 
 
 def send_text_steps(name: str, text: str) -> list[PlanStep]:
@@ -322,8 +329,7 @@ def add_contact_steps(first: str, last: str, phone: str) -> list[PlanStep]:
 
 
 def open_calendar() -> list[PlanStep]:
-    """Calendar asks for the notification permission on its first launch."""
-    return [open_app("Calendar"), tap("Allow")]
+    return [open_app("Calendar"), allow_notifications()]
 
 
 def add_event_steps(title: str, hhmm: str) -> list[PlanStep]:

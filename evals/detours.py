@@ -1,0 +1,143 @@
+"""Detour starts: a task begun from somewhere other than its own start.
+
+An agent on a real phone rarely starts from the home screen; it must find its way from wherever
+the user left the phone. A detour puts the simulator there before the episode begins, chosen by
+the seed among three kinds:
+
+- wrong_app: another app in front, some steps into one of its own tasks' plans;
+- wrong_page: the task's app on another page, some steps into a sibling task's plan;
+- scrolled: the task's app open with its first page scrolled down.
+
+Detours only move around: the steps played are navigation (opening apps, taps, swipes, back)
+and a detour that changed anything a task could be judged on is cut shorter. What the phone
+shows is all that differs from the task's own start.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from agent.execute import execute
+from agent.screen import Screen
+from evals.oracle import OracleError, resolve, shows
+from simulator import Simulator
+from simulator.state import LAUNCHER
+from simulator.tasks import TASKS, PlanStep, Task, open_app, swipe
+
+DetourKind = Literal["wrong_app", "wrong_page", "scrolled"]
+DETOUR_KINDS: tuple[DetourKind, ...] = ("wrong_app", "wrong_page", "scrolled")
+
+# Steps a detour may add to a task's budget: looking through the page the phone is on, going
+# back a few pages and opening the task's app afresh.
+DETOUR_EXTRA_STEPS = 12
+
+# What moving around may change: which app is in front and the answers to permission prompts.
+_NAVIGATION_KEYS = frozenset({"foreground", "permission_prompts", "notifications_allowed"})
+_NAVIGATION_TOOLS = frozenset({"open_app", "tap", "swipe", "press_key"})
+
+
+@dataclass(frozen=True)
+class Detour:
+    """Where a run starts instead of its task's own start."""
+
+    kind: DetourKind
+    steps: tuple[PlanStep, ...]
+    via: str  # whose plan the steps come from
+
+    def describe(self) -> str:
+        moves = ", ".join(_describe(step) for step in self.steps)
+        return f"{self.kind.replace('_', ' ')} ({self.via}): {moves}"
+
+
+def _describe(step: PlanStep) -> str:
+    if step.tool == "open_app":
+        return f"open {step.app}"
+    if step.tool == "swipe":
+        return f"swipe {step.direction}"
+    if step.tool == "press_key":
+        return f"press {step.key}"
+    return f"{step.tool} {step.target!r}"
+
+
+def start_from_detour(
+    task: Task,
+    seed: int,
+    new_simulator: Callable[[], Simulator],
+    tasks: Sequence[Task] = TASKS,
+) -> tuple[Simulator, Detour]:
+    """A simulator in `task`'s initial state (from `new_simulator`), moved to the detour that
+    `seed` picks. Every candidate is played on a fresh simulator; the first that moves the phone
+    without changing what tasks are judged on is kept."""
+    rng = random.Random(f"{task.name}/{seed}/detour")
+    kind = DETOUR_KINDS[seed % len(DETOUR_KINDS)]
+    for detour in _candidates(task, seed, kind, rng, tasks):
+        sim = new_simulator()
+        before = _lasting(sim.state)
+        played = _play(sim, detour.steps)
+        if played and _lasting(sim.state) == before:
+            return sim, Detour(detour.kind, detour.steps[:played], detour.via)
+    raise ValueError(f"{task.name}: no detour leaves the state as it was")
+
+
+def _candidates(
+    task: Task, seed: int, kind: DetourKind, rng: random.Random, tasks: Sequence[Task]
+) -> Iterator[Detour]:
+    own_app = [open_app(task.app)] if task.app != LAUNCHER else []
+    if kind == "scrolled":
+        yield Detour("scrolled", (*own_app, swipe("up"), swipe("up")), task.name)
+    elif kind == "wrong_page":
+        siblings = [t for t in tasks if t.app == task.app and t.name != task.name]
+        yield from _plan_prefixes(task, seed, "wrong_page", rng, siblings, shortest=2)
+    # every kind falls back on another app, and on its own app's first page at last
+    others = [t for t in tasks if t.app not in (task.app, LAUNCHER)]
+    yield from _plan_prefixes(task, seed, "wrong_app", rng, others, shortest=1)
+    yield Detour("scrolled", (*own_app, swipe("up")), task.name)
+
+
+def _plan_prefixes(
+    task: Task,
+    seed: int,
+    kind: DetourKind,
+    rng: random.Random,
+    sources: Sequence[Task],
+    shortest: int,
+) -> Iterator[Detour]:
+    """The navigation that starts each of `sources`' plans, longest first, in an order the
+    seed shuffles; never a start the task's own plan shares (that is a head start)."""
+    own = task.oracle(seed)
+    for source in rng.sample(list(sources), len(sources)):
+        steps = _navigation_prefix(source.oracle(seed))
+        for length in range(len(steps), shortest - 1, -1):
+            prefix = tuple(steps[:length])
+            if prefix[0].tool == "open_app" and list(prefix) != own[:length]:
+                yield Detour(kind, prefix, source.name)
+
+
+def _navigation_prefix(plan: Sequence[PlanStep]) -> list[PlanStep]:
+    prefix: list[PlanStep] = []
+    for step in plan:
+        if step.tool not in _NAVIGATION_TOOLS:
+            break
+        prefix.append(step)
+    return prefix
+
+
+def _play(sim: Simulator, steps: Sequence[PlanStep]) -> int:
+    """Play `steps` until one is not on screen; how many were played."""
+    for played, step in enumerate(steps):
+        screen = Screen.parse(sim.dump_xml())
+        if step.optional and not shows(step, screen):
+            continue
+        try:
+            action = resolve(step, screen)
+        except OracleError:
+            return played
+        execute(action, screen, sim, sleep=lambda seconds: None)
+    return len(steps)
+
+
+def _lasting(state: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in state.items() if key not in _NAVIGATION_KEYS}

@@ -1,0 +1,91 @@
+"""The oracle re-plans from the screen it is shown: every task finishes from a detour start."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from agent.cli import main
+from agent.screen import Screen
+from evals.detours import DETOUR_KINDS, start_from_detour
+from evals.policies import PolicySpec
+from evals.runner import EvalSettings, Run, Runner
+from simulator import Simulator
+from simulator.state import SETTINGS
+from simulator.tasks import TASKS, TASKS_BY_NAME, Task, done, open_app, tap
+
+# One seed per task, turning through the detour kinds so that every kind meets every app.
+SEEDED = [(task, number % len(DETOUR_KINDS)) for number, task in enumerate(TASKS)]
+
+
+def start(task: Task, seed: int) -> tuple[Simulator, str]:
+    sim, detour = start_from_detour(
+        task, seed, lambda: Simulator(state=task.initial_state(seed), seed=seed)
+    )
+    return sim, detour.describe()
+
+
+@pytest.mark.parametrize(("task", "seed"), SEEDED, ids=lambda v: getattr(v, "name", f"s{v}"))
+def test_the_oracle_finishes_every_task_from_a_detour(
+    task: Task, seed: int, tmp_path: Path
+) -> None:
+    outcome = Runner(tmp_path, EvalSettings()).run(
+        Run(task, seed, PolicySpec(kind="oracle"), guards=True, detour=True)
+    )
+    assert outcome.error is None, outcome.error
+    assert outcome.stop_reason == "completed", outcome.detail
+    assert outcome.success and outcome.detour
+
+
+@pytest.mark.parametrize("task", TASKS[::7], ids=lambda t: t.name)
+def test_a_detour_moves_the_phone_and_nothing_else(task: Task) -> None:
+    for seed in range(len(DETOUR_KINDS)):
+        own_start = Simulator(state=task.initial_state(seed), seed=seed)
+        sim, where = start(task, seed)
+        moved = {k for k, v in sim.state.items() if own_start.state[k] != v}
+        assert moved <= {"foreground", "permission_prompts", "notifications_allowed"}, where
+        shown = Screen.parse(sim.dump_xml()).signature
+        assert shown != Screen.parse(own_start.dump_xml()).signature, where
+
+
+def test_the_seed_picks_the_kind_and_the_same_seed_the_same_detour() -> None:
+    task = TASKS_BY_NAME["SystemWifiTurnOn"]
+    kinds = [start(task, seed)[1].split(" (")[0] for seed in range(3)]
+    assert kinds == ["wrong app", "wrong page", "scrolled"]
+    assert start(task, 4)[1] == start(task, 4)[1]
+
+
+def test_an_element_on_no_page_ends_the_run_in_one_clear_line(tmp_path: Path) -> None:
+    lost = Task(
+        name="Lost",
+        app=SETTINGS,
+        family="navigation",
+        templates=("Find the row that is not there.",) * 3,
+        plan=lambda p: [open_app("Settings"), tap("Teleport"), done()],
+        check=lambda s, p, a: True,
+    )
+    outcome = Runner(tmp_path, EvalSettings(max_steps=40)).run(
+        Run(lost, 0, PolicySpec(kind="oracle"), guards=False)
+    )
+    assert outcome.stop_reason == "model_error" and not outcome.success
+    assert "'Teleport'" in outcome.detail, outcome.detail
+    assert outcome.steps < 40  # it gave up; it did not wander until the budget ran out
+
+
+def test_eval_detour_runs_apart_from_the_plain_ones(tmp_path: Path) -> None:
+    run_dir = tmp_path / "run"
+    args = ["eval", "--policy", "oracle", "--tasks", "SystemWifiTurnOn", "--runs", "3"]
+    assert main([*args, "--run-dir", str(run_dir)]) == 0
+    report = tmp_path / "report.json"
+    assert (
+        main([*args, "--detour", "--resume", "--run-dir", str(run_dir), "--json", str(report)]) == 0
+    )
+    results = json.loads(report.read_text(encoding="utf-8"))["results"]
+    assert [(r["seed"], r["detour"], r["success"]) for r in results] == [
+        (seed, True, True) for seed in range(3)
+    ]
+    episode = json.loads(Path(results[0]["trajectory"]).read_text(encoding="utf-8").split("\n")[0])
+    assert episode["settings"]["policy"]["detour"].startswith("wrong app")
+    assert len((run_dir / "results.jsonl").read_text(encoding="utf-8").splitlines()) == 6
