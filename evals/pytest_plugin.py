@@ -66,10 +66,11 @@ class AdbEndpoint:
         ]  # fmt: skip
 
     def device(self) -> AdbDevice:
-        """The phone as phone-agent's own ADB device."""
+        """The phone as phone-agent's own ADB device, without the pauses a real phone needs
+        (for its keyboard to switch, for its screen to settle)."""
         from devices.adb import AdbDevice
 
-        return AdbDevice(self.serial, host=self.host, port=self.port)
+        return AdbDevice(self.serial, host=self.host, port=self.port, sleep=lambda seconds: None)
 
 
 class StartScriptedModel(Protocol):

@@ -7,7 +7,6 @@ simulator behind the real ADB protocol, driven by the agent's own model client o
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -15,24 +14,25 @@ import pytest
 from devices.adb import AdbDevice
 from devices.adb_apps import resolve_package
 from devices.base import AppNotFound
+from evals.pytest_plugin import AdbEndpoint
 from evals.scripted_model import call, tap
 from simulator import Simulator
-from simulator.adbd import AdbServer
 from tests.loop_harness import run_scripted
 
 TURN_ON_WIFI = "Turn on Wi-Fi"
 TO_WIFI = (tap("Network & internet"), tap("Internet"), tap("Wi-Fi"))
 
+START_STATE = {"wifi": False, "permission_prompts": []}
+pytestmark = pytest.mark.sim_phone(state=START_STATE)
+
 
 def phone() -> Simulator:
-    return Simulator(state={"wifi": False, "permission_prompts": []})
+    return Simulator(state=START_STATE)
 
 
 @pytest.fixture
-def over_adb() -> Iterator[tuple[Simulator, AdbDevice]]:
-    simulator = phone()
-    with AdbServer([simulator]) as server:
-        yield simulator, AdbDevice(host="127.0.0.1", port=server.port, sleep=lambda s: None)
+def over_adb(sim_phone: Simulator, sim_adb_server: AdbEndpoint) -> tuple[Simulator, AdbDevice]:
+    return sim_phone, sim_adb_server.device()
 
 
 def test_a_misspelt_app_goes_back_to_the_model_with_the_suggestion(tmp_path: Path) -> None:

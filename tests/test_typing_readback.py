@@ -8,7 +8,6 @@ nowhere. On the simulator and over ADB, through the agent's loop and its model c
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,9 +18,9 @@ from agent.execute import execute
 from agent.screen import Screen
 from devices.adb import AdbDevice, TextEntryError
 from devices.base import Device
+from evals.pytest_plugin import AdbEndpoint
 from evals.scripted_model import call, index_of, tap
 from simulator import Simulator
-from simulator.adbd import AdbServer
 from tests.loop_harness import Episode, run_scripted
 
 ROW = "Alice Martin"  # the conversation row: a button that opens a page
@@ -31,9 +30,12 @@ NOTHING_FOCUSED = (
     "tap the field first (the screen may have changed)"
 )
 
+START_STATE: dict[str, Any] = {"permission_prompts": []}
+pytestmark = pytest.mark.sim_phone(state=START_STATE)
+
 
 def phone() -> Simulator:
-    return Simulator(state={"permission_prompts": []})
+    return Simulator(state=START_STATE)
 
 
 def type_into(label: str, text: str) -> Any:
@@ -57,10 +59,8 @@ def reply_to_alice(device: Device, trajectory: Path) -> Episode:
 
 
 @pytest.fixture
-def over_adb() -> Iterator[tuple[Simulator, AdbDevice]]:
-    simulator = phone()
-    with AdbServer([simulator]) as server:
-        yield simulator, AdbDevice(host="127.0.0.1", port=server.port, sleep=lambda s: None)
+def over_adb(sim_phone: Simulator, sim_adb_server: AdbEndpoint) -> tuple[Simulator, AdbDevice]:
+    return sim_phone, sim_adb_server.device()
 
 
 def test_text_typed_with_no_field_focused_is_reported_and_typed_again(tmp_path: Path) -> None:
