@@ -93,6 +93,7 @@ class RunAgent(Protocol):
 
 @pytest.fixture
 def sim_phone_factory() -> type[Simulator]:
+    """The Simulator class, to make phones: `sim_phone_factory(state={...}, seed=N)`."""
     from simulator import Simulator
 
     return Simulator
@@ -100,6 +101,7 @@ def sim_phone_factory() -> type[Simulator]:
 
 @pytest.fixture
 def sim_phone(request: pytest.FixtureRequest, sim_phone_factory: type[Simulator]) -> Simulator:
+    """A fresh simulated phone; `@pytest.mark.sim_phone(state={...}, seed=N)` sets it up."""
     marker = request.node.get_closest_marker("sim_phone")
     if marker is None:
         return sim_phone_factory()
@@ -108,6 +110,7 @@ def sim_phone(request: pytest.FixtureRequest, sim_phone_factory: type[Simulator]
 
 @pytest.fixture
 def sim_adb_server(sim_phone: ServedPhone) -> Iterator[AdbEndpoint]:
+    """`sim_phone` over the ADB host protocol on a free loopback port: host, port, serial."""
     from simulator.adbd import AdbServer
 
     with AdbServer([sim_phone]) as server:
@@ -117,6 +120,8 @@ def sim_adb_server(sim_phone: ServedPhone) -> Iterator[AdbEndpoint]:
 
 @pytest.fixture
 def scripted_model() -> Iterator[StartScriptedModel]:
+    """Starts a scripted OpenAI-compatible server: `scripted_model([replies])` or
+    `scripted_model(function_of_the_request_body)`; it has `base_url` and `requests`."""
     from evals.scripted_model import ScriptedServer
 
     started: list[ScriptedServer] = []
@@ -133,6 +138,8 @@ def scripted_model() -> Iterator[StartScriptedModel]:
 
 @pytest.fixture
 def run_agent(request: pytest.FixtureRequest, tmp_path: Path) -> RunAgent:
+    """Runs the agent loop: `run_agent(goal, model, device=sim_phone)` -> AgentRun (the result
+    and the trajectory, written under `tmp_path`)."""
     from evals.agent_run import run_agent as run_once
 
     numbers = itertools.count(1)
