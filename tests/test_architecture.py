@@ -1,0 +1,178 @@
+"""The import graph keeps the architecture of docs/ARCHITECTURE.md.
+
+Every `import` and `from ... import` in the packages, at module level or inside a function
+(lazy imports and `TYPE_CHECKING` blocks included), is an edge from the importing module's
+layer to the imported one's. Each layer may import only the layers `MAY_IMPORT` names; an edge
+outside them fails the test, unless `KNOWN_VIOLATIONS` lists it as a dependency still to be
+removed.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+PACKAGES = ("agent", "devices", "simulator", "serving", "evals", "fixtures")
+# The CLI: the only place that composes everything. The rest of agent/ is the agent library.
+CLI_MODULES = ("agent.cli", "agent.__main__", "agent.commands")
+
+MAY_IMPORT: dict[str, frozenset[str]] = {
+    "cli": frozenset({"cli", "agent", "devices", "simulator", "serving", "evals"}),
+    "agent": frozenset({"agent", "devices"}),
+    "devices": frozenset({"devices"}),
+    "simulator": frozenset({"simulator", "devices"}),
+    "serving": frozenset({"serving"}),  # reaches the agent only over HTTP
+    "evals": frozenset({"evals", "cli", "agent", "simulator", "devices"}),
+    "fixtures": frozenset({"fixtures"}),
+}
+# Test data, not code: any layer may read it.
+READABLE_BY_ALL = frozenset({"fixtures"})
+
+# Forbidden edges the tree still has, as (importing module, imported layer). To be emptied,
+# never extended: the test also fails once an entry no longer has an edge, so that it is
+# removed. The serving benchmarks live in evals/bench but measure serving only; they move to
+# serving/bench/, and evals keeps the benchmarks of the agent.
+KNOWN_VIOLATIONS: frozenset[tuple[str, str]] = frozenset(
+    {
+        ("evals.bench.serving", "serving"),
+        ("evals.bench.kernels", "serving"),
+        ("evals.bench.llamacpp", "serving"),
+        ("evals.bench.gguf_export", "serving"),
+        # the `bench` subcommands of those benchmarks (serving, kernels, quantize, ...)
+        ("evals.bench.commands", "serving"),
+    }
+)
+
+
+@dataclass(frozen=True)
+class Edge:
+    path: Path
+    line: int
+    importer: str
+    imported: str
+
+    def describe(self) -> str:
+        source = layer_of(self.importer)
+        allowed = ", ".join(sorted(MAY_IMPORT[source] - {source})) or "nothing of ours"
+        return (
+            f"{self.path}:{self.line}: {self.importer} imports {self.imported} "
+            f"({source} may import only {allowed})"
+        )
+
+
+def module_name(path: Path, root: Path) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def layer_of(module: str) -> str:
+    if any(module == cli or module.startswith(cli + ".") for cli in CLI_MODULES):
+        return "cli"
+    return module.split(".")[0]
+
+
+def imported_modules(source: str, module: str, is_package: bool) -> list[tuple[int, str]]:
+    """(line, module) of every import in `source`, relative imports resolved."""
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found.extend((node.lineno, alias.name) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level == 0:
+                found.append((node.lineno, node.module or ""))
+                continue
+            package = module.split(".") if is_package else module.split(".")[:-1]
+            base = package[: len(package) - node.level + 1]
+            found.append((node.lineno, ".".join([*base, *([node.module] if node.module else [])])))
+    return found
+
+
+@functools.cache
+def import_edges(root: Path) -> tuple[Edge, ...]:
+    """Every import from one of our packages into one of our packages under `root`."""
+    edges: list[Edge] = []
+    for package in PACKAGES:
+        for path in sorted((root / package).rglob("*.py")):
+            module = module_name(path, root)
+            source = path.read_text(encoding="utf-8")
+            for line, imported in imported_modules(source, module, path.name == "__init__.py"):
+                if imported.split(".")[0] in PACKAGES:
+                    edges.append(Edge(path.relative_to(root), line, module, imported))
+    return tuple(edges)
+
+
+def forbidden(edges: Iterable[Edge]) -> list[Edge]:
+    return [
+        edge
+        for edge in edges
+        if layer_of(edge.imported) not in MAY_IMPORT[layer_of(edge.importer)] | READABLE_BY_ALL
+    ]
+
+
+def test_no_package_imports_a_layer_it_may_not() -> None:
+    new = [
+        edge.describe()
+        for edge in forbidden(import_edges(REPO))
+        if (edge.importer, layer_of(edge.imported)) not in KNOWN_VIOLATIONS
+    ]
+    assert not new, "forbidden imports (see docs/ARCHITECTURE.md):\n" + "\n".join(new)
+
+
+def test_every_known_violation_still_exists_so_the_list_only_shrinks() -> None:
+    present = {(edge.importer, layer_of(edge.imported)) for edge in forbidden(import_edges(REPO))}
+    gone = sorted(KNOWN_VIOLATIONS - present)
+    assert not gone, f"no longer imported, remove from KNOWN_VIOLATIONS: {gone}"
+
+
+def test_every_layer_of_the_tree_has_a_rule() -> None:
+    layers = {layer_of(edge.importer) for edge in import_edges(REPO)}
+    assert layers <= set(MAY_IMPORT)
+    assert {"cli", "agent", "devices", "simulator", "serving", "evals"} <= layers
+
+
+@pytest.mark.parametrize(
+    ("path", "source", "expected"),
+    [
+        ("devices/phone.py", "import agent.loop\n", "agent.loop"),
+        ("devices/phone.py", "def lazy():\n    from evals import runner\n", "evals"),
+        (
+            "agent/guards.py",
+            "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import simulator\n",
+            "simulator",
+        ),
+        ("serving/commands.py", "from agent.cli import UsageError\n", "agent.cli"),
+        ("simulator/apps/clock.py", "from ...evals import oracle\n", "evals"),
+        ("agent/loop.py", "from .commands import run\n", "agent.commands"),
+    ],
+)
+def test_a_forbidden_import_is_caught_wherever_it_is_written(
+    tmp_path: Path, path: str, source: str, expected: str
+) -> None:
+    for package in PACKAGES:
+        (tmp_path / package).mkdir()
+        (tmp_path / package / "__init__.py").write_text("")
+    target = tmp_path / path
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(source)
+    assert [edge.imported for edge in forbidden(import_edges(tmp_path))] == [expected]
+
+
+def test_allowed_imports_pass() -> None:
+    allowed = [
+        ("agent.loop", "devices.base"),
+        ("agent.commands.run", "simulator"),
+        ("agent.cli", "serving.commands"),
+        ("evals.runner", "agent.loop"),
+        ("simulator.adbd.android", "devices"),
+        ("serving.launcher", "serving.checkpoint"),
+    ]
+    edges = [Edge(Path("x.py"), 1, importer, imported) for importer, imported in allowed]
+    assert forbidden(edges) == []
