@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import string
 from pathlib import Path
 
@@ -10,13 +11,15 @@ import pytest
 from evals.policies import PolicySpec
 from evals.runner import EvalSettings, Run, Runner
 from simulator import Simulator
+from simulator.state import LAUNCHER
 from simulator.tasks import TASKS, Task, parse_clock_time, same_digits, same_text, same_time
 
 
 def test_suite_size_and_coverage() -> None:
-    assert len(TASKS) >= 40
+    # AndroidWorld's size: 116 tasks over 20 apps, most of them offline
+    assert len(TASKS) >= 100
     assert len({task.name for task in TASKS}) == len(TASKS)
-    assert len({task.app for task in TASKS}) >= 6
+    assert len({task.app for task in TASKS} - {LAUNCHER}) >= 10
     families = {task.family for task in TASKS}
     assert {
         "toggle",
@@ -28,6 +31,13 @@ def test_suite_size_and_coverage() -> None:
         "multi_app",
         "question",
     } <= families
+
+
+def test_tasks_are_named_as_androidworld_names_its_tasks() -> None:
+    names = {task.name for task in TASKS}
+    assert {"SystemWifiTurnOn", "ContactsAddContact", "SimpleSmsSend", "SimpleSmsReply"} <= names
+    assert {"SimpleCalendarAddOneEvent", "TurnOffWifiAndTurnOnBluetooth"} <= names
+    assert all(re.fullmatch(r"[A-Z][A-Za-z0-9]+", name) for name in names), sorted(names)
 
 
 def test_goals_are_parameterised_and_deterministic() -> None:
