@@ -33,9 +33,10 @@ def eval_json(tmp_path: Path, *args: str) -> dict:
 def test_faulty_policies_with_guards_both_ways_give_the_guard_effect(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    # Display holds few rows before Dark theme: tapping each in turn reaches it in budget
     report = eval_json(
         tmp_path,
-        "--policy", "faulty:all", "--guards", "both", "--tasks", "SystemWifiTurnOn",
+        "--policy", "faulty:all", "--guards", "both", "--tasks", "SystemDarkThemeTurnOn",
         "--parallel", "2",
     )  # fmt: skip
     rows = {row["policy"]: row for row in report["guard_effect"]}
