@@ -13,6 +13,7 @@ from devices.base import KEYCODES, AppNotFound, DeviceError
 from simulator.apps import APPS
 from simulator.apps.launcher import OverviewPage
 from simulator.apps.system import BatteryWarningDialog, RateAppDialog
+from simulator.display import HEIGHT, SCREEN, WIDTH
 from simulator.faults import DUMP_ERRORS, FaultConfig
 from simulator.runtime import Phone
 from simulator.state import LAUNCHER, StateError, build_state
@@ -27,7 +28,6 @@ from simulator.view import (
     shifted,
     visible,
 )
-from simulator.widgets import HEIGHT, SCREEN, WIDTH
 
 # How far a new window has slid in when a dump catches it mid-transition.
 _TRANSITION_OFFSET = 430

@@ -34,6 +34,11 @@ TOGGLE = "android.widget.ToggleButton"
 Handler = Callable[[], None]
 
 
+def rid(package: str, name: str) -> str:
+    """A resource id as uiautomator reports it: `com.android.settings:id/title`."""
+    return f"{package}:id/{name}"
+
+
 @dataclass(frozen=True)
 class Rect:
     x1: int

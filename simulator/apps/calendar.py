@@ -7,18 +7,17 @@ from collections.abc import Callable
 
 from simulator.apps.clock import format_time
 from simulator.apps.timepicker import TimePickerDialog
+from simulator.display import WIDTH
 from simulator.runtime import Dialog, Page, Phone
 from simulator.state import CALENDAR, Event
-from simulator.view import BUTTON, FRAME, LINEAR, SWITCH, Rect, ScrollState, View
+from simulator.view import BUTTON, FRAME, LINEAR, SWITCH, Rect, ScrollState, View, rid
 from simulator.widgets import (
-    WIDTH,
     Field,
     alert_dialog,
     edit_text,
     fab,
     icon_button,
     recycler,
-    rid,
     text,
     toolbar,
 )

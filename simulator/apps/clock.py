@@ -7,6 +7,7 @@ from collections.abc import Callable
 from functools import partial
 
 from simulator.apps.timepicker import TimePickerDialog
+from simulator.display import WIDTH
 from simulator.runtime import Dialog, Page, Phone
 from simulator.state import CLOCK, Alarm
 from simulator.view import (
@@ -20,17 +21,9 @@ from simulator.view import (
     Rect,
     ScrollState,
     View,
-)
-from simulator.widgets import (
-    WIDTH,
-    Field,
-    alert_dialog,
-    edit_text,
-    fab,
-    recycler,
     rid,
-    text,
 )
+from simulator.widgets import Field, alert_dialog, edit_text, fab, recycler, text
 
 TABS = ("Alarm", "Clock", "Timer", "Stopwatch", "Bedtime")
 

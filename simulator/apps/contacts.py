@@ -4,20 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from simulator.display import WIDTH
 from simulator.runtime import Dialog, Page, Phone
 from simulator.state import CONTACTS, Contact
-from simulator.view import (
-    BUTTON,
-    FRAME,
-    IMAGE,
-    LINEAR,
-    SCROLL,
-    Rect,
-    ScrollState,
-    View,
-)
+from simulator.view import BUTTON, FRAME, IMAGE, LINEAR, SCROLL, Rect, ScrollState, View, rid
 from simulator.widgets import (
-    WIDTH,
     Field,
     alert_dialog,
     button,
@@ -25,7 +16,6 @@ from simulator.widgets import (
     fab,
     icon_button,
     recycler,
-    rid,
     scroll_rows,
     text,
     toolbar,

@@ -8,8 +8,8 @@ from collections.abc import Callable
 from functools import partial
 
 from simulator.runtime import Dialog, Phone
-from simulator.view import FRAME, LINEAR, TEXT, VIEW_GROUP, Rect, View
-from simulator.widgets import Field, button, dialog_frame, edit_text, icon_button, rid, text
+from simulator.view import FRAME, LINEAR, TEXT, VIEW_GROUP, Rect, View, rid
+from simulator.widgets import Field, button, dialog_frame, edit_text, icon_button, text
 
 TEXT_MODE_DESC = "Switch to text input mode"
 CALENDAR_MODE_DESC = "Switch to calendar input mode"

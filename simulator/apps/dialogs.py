@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from functools import partial
 
+from simulator.display import STATUS_BAR, WIDTH
 from simulator.runtime import Dialog, Phone
 from simulator.view import FRAME, LINEAR, Rect, View
-from simulator.widgets import STATUS_BAR, WIDTH, Field, alert_dialog, edit_text, text
+from simulator.widgets import Field, alert_dialog, edit_text, text
 
 MenuItems = Sequence[tuple[str, Callable[[], None]]]
 

@@ -12,6 +12,7 @@ from functools import partial
 
 from simulator.apps.datepicker import DatePickerDialog
 from simulator.apps.dialogs import ConfirmDialog
+from simulator.display import WIDTH
 from simulator.runtime import Dialog, Page, Phone
 from simulator.state import EXPENSE, EXPENSE_CATEGORIES, Expense
 from simulator.view import (
@@ -28,17 +29,9 @@ from simulator.view import (
     Rect,
     ScrollState,
     View,
-)
-from simulator.widgets import (
-    WIDTH,
-    Field,
-    button,
-    edit_text,
-    icon_button,
-    recycler,
     rid,
-    text,
 )
+from simulator.widgets import Field, button, edit_text, icon_button, recycler, text
 
 _BAR = 147
 _ROW = 200

@@ -15,6 +15,7 @@ from functools import partial
 from simulator.apps import storage
 from simulator.apps.clock import format_time
 from simulator.apps.dialogs import ConfirmDialog, PopupMenu, TextPromptDialog
+from simulator.display import WIDTH
 from simulator.runtime import Page, Phone
 from simulator.state import FILES
 from simulator.view import (
@@ -28,8 +29,9 @@ from simulator.view import (
     Rect,
     ScrollState,
     View,
+    rid,
 )
-from simulator.widgets import WIDTH, button, icon_button, recycler, rid, text
+from simulator.widgets import button, icon_button, recycler, text
 
 _BAR = 126
 _ROW = 192

@@ -5,22 +5,11 @@ from __future__ import annotations
 from functools import partial
 
 from simulator.apps.calendar import day_label
+from simulator.display import HEIGHT, NAV_BAR_TOP, SCREEN, STATUS_BAR, WIDTH
 from simulator.runtime import Page, Phone
 from simulator.state import LAUNCHER
-from simulator.view import BUTTON, FRAME, SCROLL, TEXT, VIEW, VIEW_GROUP, Rect, View
-from simulator.widgets import (
-    HEIGHT,
-    NAV_BAR_TOP,
-    SCREEN,
-    SMALL_SIZE,
-    STATUS_BAR,
-    WIDTH,
-    Field,
-    app_window,
-    edit_text,
-    rid,
-    text,
-)
+from simulator.view import BUTTON, FRAME, SCROLL, TEXT, VIEW, VIEW_GROUP, Rect, View, rid
+from simulator.widgets import SMALL_SIZE, Field, app_window, edit_text, text
 
 WORKSPACE_APPS = ("Files", "Settings")
 HOTSEAT_APPS = ("Messages", "Contacts")

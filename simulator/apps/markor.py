@@ -13,6 +13,7 @@ from functools import partial
 
 from simulator.apps import storage
 from simulator.apps.dialogs import ConfirmDialog, PopupMenu, TextPromptDialog
+from simulator.display import WIDTH
 from simulator.runtime import Dialog, Page, Phone
 from simulator.state import MARKOR
 from simulator.view import (
@@ -25,15 +26,14 @@ from simulator.view import (
     Rect,
     ScrollState,
     View,
+    rid,
 )
 from simulator.widgets import (
-    WIDTH,
     Field,
     alert_dialog,
     edit_text,
     icon_button,
     recycler,
-    rid,
     scroll_rows,
     text,
 )

@@ -5,19 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from simulator.apps.contacts import matches
+from simulator.display import WIDTH
 from simulator.runtime import Page, Phone
 from simulator.state import MESSAGES, Contact, SentMessage
-from simulator.view import BUTTON, FRAME, IMAGE, LINEAR, TEXT, VIEW, Rect, ScrollState, View
-from simulator.widgets import (
-    WIDTH,
-    Field,
-    edit_text,
-    icon_button,
-    recycler,
-    rid,
-    text,
-    toolbar,
-)
+from simulator.view import BUTTON, FRAME, IMAGE, LINEAR, TEXT, VIEW, Rect, ScrollState, View, rid
+from simulator.widgets import Field, edit_text, icon_button, recycler, text, toolbar
 
 
 def _mid(name: str) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from simulator.apps.dialogs import ConfirmDialog, PopupMenu
+from simulator.display import WIDTH
 from simulator.runtime import Page, Phone
 from simulator.state import BROCCOLI, Recipe
 from simulator.view import (
@@ -24,17 +25,9 @@ from simulator.view import (
     Rect,
     ScrollState,
     View,
-)
-from simulator.widgets import (
-    WIDTH,
-    Field,
-    edit_text,
-    icon_button,
-    recycler,
     rid,
-    scroll_rows,
-    text,
 )
+from simulator.widgets import Field, edit_text, icon_button, recycler, scroll_rows, text
 
 _BAR = 147
 _CARD = 330

@@ -12,6 +12,7 @@ import datetime as dt
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from simulator.display import WIDTH
 from simulator.runtime import Dialog, Page, Phone
 from simulator.state import SETTINGS
 from simulator.view import (
@@ -27,11 +28,11 @@ from simulator.view import (
     Rect,
     ScrollState,
     View,
+    rid,
 )
 from simulator.widgets import (
     SMALL_SIZE,
     TITLE_SIZE,
-    WIDTH,
     Field,
     Pref,
     alert_dialog,
@@ -43,7 +44,6 @@ from simulator.widgets import (
     pref_height,
     pref_row,
     recycler,
-    rid,
     settings_page,
     text,
 )

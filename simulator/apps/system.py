@@ -10,8 +10,10 @@ from dataclasses import dataclass
 from simulator.apps.calendar import day_label
 from simulator.apps.messages import open_conversation
 from simulator.apps.settings import open_settings_page
-from simulator.runtime import SYSTEM_UI, Dialog, Panel, Phone
+from simulator.display import HEIGHT, NAV_BAR_TOP, WIDTH
+from simulator.runtime import Dialog, Panel, Phone
 from simulator.state import CLOCK, MESSAGES, SETTINGS, DeviceState, ReceivedMessage
+from simulator.system_ui import SYSTEM_UI
 from simulator.view import (
     BUTTON,
     FRAME,
@@ -26,12 +28,10 @@ from simulator.view import (
     Rect,
     ScrollState,
     View,
+    rid,
     text_width,
 )
 from simulator.widgets import (
-    HEIGHT,
-    NAV_BAR_TOP,
-    WIDTH,
     alert_dialog,
     button,
     centered_text,
@@ -39,7 +39,6 @@ from simulator.widgets import (
     no_effect,
     on_off,
     recycler,
-    rid,
     text,
 )
 

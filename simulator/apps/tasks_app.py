@@ -13,6 +13,7 @@ from functools import partial
 
 from simulator.apps.datepicker import DatePickerDialog
 from simulator.apps.dialogs import ConfirmDialog, PopupMenu
+from simulator.display import WIDTH
 from simulator.runtime import Page, Phone
 from simulator.state import TASKS_APP, TodoTask
 from simulator.view import (
@@ -27,8 +28,9 @@ from simulator.view import (
     Rect,
     ScrollState,
     View,
+    rid,
 )
-from simulator.widgets import WIDTH, Field, edit_text, icon_button, recycler, rid, text
+from simulator.widgets import Field, edit_text, icon_button, recycler, text
 
 _BAR = 168
 _ROW = 170

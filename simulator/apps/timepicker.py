@@ -7,8 +7,8 @@ from collections.abc import Callable
 from functools import partial
 
 from simulator.runtime import Dialog, Phone
-from simulator.view import BUTTON, EDIT, FRAME, LINEAR, TEXT, VIEW_GROUP, Rect, View
-from simulator.widgets import Field, button, centered_text, dialog_frame, icon_button, rid, text
+from simulator.view import BUTTON, EDIT, FRAME, LINEAR, TEXT, VIEW_GROUP, Rect, View, rid
+from simulator.widgets import Field, button, centered_text, dialog_frame, icon_button, text
 
 TEXT_MODE_DESC = "Switch to text input mode for the time input."
 CLOCK_MODE_DESC = "Switch to clock mode for the time input."
