@@ -7,6 +7,7 @@ state (scroll offsets, field contents) every frame; handlers attached to views c
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -28,7 +29,7 @@ from simulator.widgets import Field, app_window
 SHADE_PULL = 150
 
 
-class Page:
+class Page(ABC):
     """One screen of an app: an activity, or a fragment on the app's back stack."""
 
     def __init__(self, phone: Phone, package: str) -> None:
@@ -40,8 +41,9 @@ class Page:
     def state(self) -> DeviceState:
         return self.phone.state
 
+    @abstractmethod
     def content(self, frame: Rect) -> View:
-        raise NotImplementedError
+        """The page's view tree inside `frame`, the area between the system bars."""
 
     def window(self, frame: Rect) -> View:
         return app_window(self.content(frame), frame)
@@ -50,7 +52,7 @@ class Page:
         """Handle back inside the page (close search, collapse); False lets the stack pop."""
         return False
 
-    def on_resume(self) -> None:
+    def on_resume(self) -> None:  # noqa: B027 (a hook most pages leave empty)
         """Called when the page comes back to the top of its stack."""
 
     def on_swipe(self, dx: int, dy: int) -> bool:
@@ -58,7 +60,7 @@ class Page:
         return False
 
 
-class Dialog:
+class Dialog(ABC):
     """A window over a page: an AlertDialog, a picker, a system prompt."""
 
     cancelable = True
@@ -67,21 +69,23 @@ class Dialog:
         self.phone = phone
         self.package = package
 
+    @abstractmethod
     def window(self) -> View:
-        raise NotImplementedError
+        """The whole window, decor included, in screen coordinates."""
 
     def cancel(self) -> None:
         self.phone.close_dialog(self)
 
 
-class Panel:
+class Panel(ABC):
     """A System UI panel over everything: the notification shade and quick settings."""
 
     def __init__(self, phone: Phone) -> None:
         self.phone = phone
 
+    @abstractmethod
     def window(self) -> View:
-        raise NotImplementedError
+        """The whole window, decor included, in screen coordinates."""
 
     def on_swipe(self, dx: int, dy: int) -> bool:
         """A swipe its scrolling lists did not take; True if handled."""

@@ -27,9 +27,7 @@ EDIT = "android.widget.EditText"
 SCROLL = "android.widget.ScrollView"
 RECYCLER = "androidx.recyclerview.widget.RecyclerView"
 CARD = "androidx.cardview.widget.CardView"
-COMPOSE = "androidx.compose.ui.platform.ComposeView"
 RADIO = "android.widget.RadioButton"
-TOGGLE = "android.widget.ToggleButton"
 
 Handler = Callable[[], None]
 
