@@ -6,6 +6,9 @@
     [1] button "Navigate up"
     [2] switch "Wi-Fi" on
 
+and, on a screen with more elements than a prompt should hold (`MAX_ELEMENTS`), a last line that
+says how many further down are not listed.
+
 Which nodes become elements, how they are labelled and ordered is documented in
 `agent.screen_elements`; how broken captures are repaired, in `agent.screen_xml`.
 """
@@ -19,11 +22,18 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from agent.screen_elements import SYSTEM_UI, Draft, extract
+from agent.screen_elements import MAX_ELEMENTS, SYSTEM_UI, Draft, extract
 from agent.screen_text import truncate
 from agent.screen_xml import ScreenParseError, parse_hierarchy
 
-__all__ = ["Element", "ElementNotFound", "Screen", "ScreenDiff", "ScreenParseError"]
+__all__ = [
+    "MAX_ELEMENTS",
+    "Element",
+    "ElementNotFound",
+    "Screen",
+    "ScreenDiff",
+    "ScreenParseError",
+]
 
 # Numbers on system UI change while nobody touches the phone: clock, battery, signal, dates.
 _VOLATILE_TEXT = re.compile(r"\d+")
@@ -122,17 +132,21 @@ class Screen:
         height: int,
         rotation: int,
         elements: list[Element],
+        omitted: int = 0,
     ) -> None:
         self.app = app
         self.keyboard = keyboard
         self.width = width
         self.height = height
         self.rotation = rotation
-        self.elements = elements
+        # Any source of elements (a dump, AndroidWorld's element list) is held to the cap that
+        # keeps the prompt in the model's context.
+        self.elements = elements[:MAX_ELEMENTS]
+        self.omitted = omitted + len(elements) - len(self.elements)
         # Equal for screens the model would read alike: positions are left out (animations,
         # a scroll that shows the same rows) and so are the numbers on system UI (clock,
         # battery); any label, state, app or keyboard change counts.
-        self.signature = _signature(app, keyboard, elements)
+        self.signature = _signature(app, keyboard, self.elements, self.omitted)
 
     @classmethod
     def parse(cls, data: bytes | str) -> Screen:
@@ -149,6 +163,7 @@ class Screen:
             height=extraction.height,
             rotation=hierarchy.rotation,
             elements=elements,
+            omitted=extraction.omitted,
         )
 
     def header(self) -> str:
@@ -159,6 +174,8 @@ class Screen:
         lines.extend(element.line() for element in self.elements)
         if not self.elements:
             lines.append("(no elements)")
+        if self.omitted:
+            lines.append(f"({self.omitted} more elements further down are not listed)")
         return "\n".join(lines)
 
     def element(self, index: int) -> Element:
@@ -193,6 +210,7 @@ class Screen:
             "app": self.app,
             "keyboard": self.keyboard,
             "signature": self.signature,
+            "omitted": self.omitted,
             "elements": [
                 {
                     "index": e.index,
@@ -242,8 +260,10 @@ def _stable_text(element: Element) -> str:
     return element.label
 
 
-def _signature(app: str, keyboard: bool, elements: list[Element]) -> str:
+def _signature(app: str, keyboard: bool, elements: list[Element], omitted: int) -> str:
     digest = hashlib.sha1(f"{app}\x1f{keyboard}".encode(), usedforsecurity=False)
+    if omitted:  # (a screen with none keeps the signature it always had)
+        digest.update(f"\x1d{omitted}".encode())
     for e in elements:
         record = (
             f"\x1e{e.role}\x1f{_stable_text(e)}\x1f{e.checked}\x1f{e.enabled}\x1f{e.focused}"

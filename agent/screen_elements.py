@@ -35,6 +35,10 @@ Order. Elements sorted by their top edge are grouped into lines (an element join
 the element that opened it when each one's vertical middle lies within the other); each line
 runs left to right, or right to left on a screen whose labels are mostly right-to-left. A list
 comes just before its first row. The same dump always gives the same indices.
+
+Size. A screen lists at most `MAX_ELEMENTS` elements, the first in reading order, and counts the
+rest (`Extraction.omitted`): more would not fit the model's prompt, and a phone screen seldom
+shows a quarter as many (the largest real dump we know holds 59).
 """
 
 from __future__ import annotations
@@ -57,6 +61,7 @@ LARGE_FRACTION = 0.5  # a control covering this much of the screen is a containe
 SHADE_FRACTION = 0.9  # a system UI window this large (shade, lock screen) is in front of apps
 MAX_ABSORBED_TEXTS = 5  # a control with more texts than this is a card/container
 ROW_FRACTION = 0.25  # a lone toggle pairs with texts of a plain parent at most this tall
+MAX_ELEMENTS = 200
 
 
 @dataclass(slots=True)
@@ -84,6 +89,7 @@ class Extraction:
     width: int
     height: int
     drafts: list[Draft]
+    omitted: int = 0  # elements past MAX_ELEMENTS in reading order, not listed
 
 
 @dataclass(slots=True)
@@ -106,15 +112,21 @@ def extract(windows: list[Node]) -> Extraction:
             continue
         walker = _Walker(z, screen_area, height, drafts)
         walker.flush(walker.visit(window))
-    covers = [(z, w.bounds) for z, w in enumerate(windows) if not strips[z]]
+    # For each window, the bounds of the windows drawn above it (they hide what they contain).
+    cover_bounds = [None if strip else w.bounds for w, strip in zip(windows, strips, strict=True)]
+    covers = [[b for b in cover_bounds[z + 1 :] if b is not None] for z in range(len(windows))]
     visible = [
         d
         for d in drafts
         if _has_area(d.node.bounds)
         and _intersects(d.node.bounds, (0, 0, width, height))
-        and not any(z > d.window and _contains(bounds, d.node.bounds) for z, bounds in covers)
+        and not any(_contains(bounds, d.node.bounds) for bounds in covers[d.window])
     ]
     visible = _without_stacked_copies(visible)
+    omitted = max(len(visible) - MAX_ELEMENTS, 0)
+    if omitted:
+        # Labelling from the line costs time quadratic in the elements: spent on listed ones only.
+        visible = reading_order(visible)[:MAX_ELEMENTS]
     _label_from_line(visible)
     return Extraction(
         app=_foreground_app(windows, keyboards, strips, screen_area),
@@ -122,6 +134,7 @@ def extract(windows: list[Node]) -> Extraction:
         width=width,
         height=height,
         drafts=reading_order(visible),
+        omitted=omitted,
     )
 
 

@@ -4,6 +4,10 @@ A clean dump goes straight to lxml. Only when that fails do we repair what real 
 (text around the document, a byte-order mark, UTF-16 from a shell redirect whose declaration still
 says UTF-8) and parse once more, strictly: a dump that is still not well-formed, or an input holding
 several dumps, is refused rather than guessed at.
+
+Size. A dump larger than `MAX_DUMP_BYTES` or with more than `MAX_WINDOWS` windows is refused
+before it is read into nodes: real dumps are a few hundred kilobytes with a handful of windows
+(the largest we know: 170 KB, 6 windows), and a device that sends more must not stall the agent.
 """
 
 from __future__ import annotations
@@ -20,6 +24,8 @@ _HIERARCHY_OPEN = re.compile(r"<hierarchy[\s>/]")
 _HIERARCHY_SELF_CLOSED = re.compile(r"<hierarchy\b[^<>]*/>")
 _HIERARCHY_CLOSE = "</hierarchy>"
 _TEXT_FIELD_CLASSES = ("EditText", "AutoCompleteTextView", "SearchAutoComplete")
+MAX_DUMP_BYTES = 8 * 1024 * 1024
+MAX_WINDOWS = 32
 
 Bounds = tuple[int, int, int, int]
 
@@ -93,7 +99,12 @@ class Hierarchy:
 
 def parse_hierarchy(data: bytes | str) -> Hierarchy:
     """Parse a dump, repairing the capture mistakes real devices and shells make."""
-    raw = data.encode("utf-8") if isinstance(data, str) else data
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+    if len(raw) > MAX_DUMP_BYTES:
+        raise ScreenParseError(
+            f"the dump is {len(raw) / 2**20:.1f} MiB, more than the {MAX_DUMP_BYTES >> 20} MiB "
+            "a uiautomator dump could need"
+        )
     try:
         return _build(raw)
     except etree.XMLSyntaxError:
@@ -146,6 +157,11 @@ def _build(raw: bytes) -> Hierarchy:
     builder = cast(_TreeBuilder, etree.fromstring(raw, parser))
     if builder.root_tag != "hierarchy":
         raise ScreenParseError(f"not a uiautomator dump: the root element is <{builder.root_tag}>")
+    if len(builder.windows) > MAX_WINDOWS:
+        raise ScreenParseError(
+            f"not a phone screen: the dump lists {len(builder.windows)} windows "
+            f"(a phone shows a handful; the limit is {MAX_WINDOWS})"
+        )
     return Hierarchy(rotation=builder.rotation, windows=builder.windows)
 
 

@@ -507,7 +507,8 @@ def test_signature_ignores_the_clock_but_not_a_toggle() -> None:
 
 def test_to_json_has_the_documented_shape() -> None:
     data = Screen.parse(settings_screen()).to_json()
-    assert set(data) == {"app", "keyboard", "signature", "elements"}
+    assert set(data) == {"app", "keyboard", "signature", "omitted", "elements"}
+    assert data["omitted"] == 0
     wifi = data["elements"][3]
     assert wifi == {
         "index": 4,

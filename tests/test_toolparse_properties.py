@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from collections.abc import Callable
-from types import FrameType
 from typing import Any
 
 import pytest
@@ -17,6 +15,7 @@ from hypothesis import strategies as st
 from agent import toolparse
 from agent.actions import KEY_NAMES, TOOLS, validate_call
 from agent.toolparse import ParsedCall, parse_reply
+from tests.work import lines_run
 
 # A value in the compact form cannot contain the tags that delimit it, and one in a fenced block
 # cannot contain a fence; "<", ">" and "`" are left out of generated text for every form alike.
@@ -245,33 +244,14 @@ SMALL_TEXT_CHARS = 16_000
 MAX_LINES_PER_CHAR = 32
 
 
-def lines_run(text: str) -> tuple[int, ParsedCall]:
-    """How many lines of Python parsing `text` runs: a measure of work that is the same on every
-    machine and every run, unlike a timing."""
-    count = 0
-
-    def trace(frame: FrameType, event: str, arg: Any) -> Any:
-        nonlocal count
-        count += event == "line"
-        return trace
-
-    previous = sys.gettrace()
-    sys.settrace(trace)
-    try:
-        parsed = parse_reply(text)
-    finally:
-        sys.settrace(previous)
-    return count, parsed
-
-
 def _repeated(fragment: str, chars: int) -> str:
     return fragment * (chars // len(fragment) + 1)
 
 
 def assert_linear_work(fragment: str) -> None:
-    small, small_parsed = lines_run(_repeated(fragment, SMALL_TEXT_CHARS))
+    small, small_parsed = lines_run(parse_reply, _repeated(fragment, SMALL_TEXT_CHARS))
     large_text = _repeated(fragment, 4 * SMALL_TEXT_CHARS)
-    large, large_parsed = lines_run(large_text)
+    large, large_parsed = lines_run(parse_reply, large_text)
     _check_invariants(small_parsed)
     _check_invariants(large_parsed)
     assert large <= 4.5 * small, f"4x the text cost {large / small:.1f}x the work"
