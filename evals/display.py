@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from types import TracebackType
 
-from rich.console import Console
+from rich.console import Console, RenderableType
 from rich.markup import escape
+from rich.measure import Measurement
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -14,10 +15,12 @@ from rich.progress import (
     TimeElapsedColumn,
     TimeRemainingColumn,
 )
+from rich.segment import Segments
 from rich.table import Table
 
 from evals.results import EpisodeOutcome, EvalReport, GuardEffect, Summary
 
+_NO_WIDTH_LIMIT = 100_000
 _VERDICT_STYLE = {
     "success": "green",
     "false_claim": "bold red",
@@ -85,7 +88,7 @@ def _percent(rate: float) -> str:
 
 def print_report(console: Console, report: EvalReport) -> None:
     """Configurations, families, stop reasons and (when measured) the guard effect."""
-    console.print(_configurations_table(report.configurations or [report.summary]))
+    _print_table(console, _configurations_table(report.configurations or [report.summary]))
     summary = report.summary
     families = Table(title="By family", title_justify="left")
     for column in ("family", "runs", "successes", "rate", "mean steps"):
@@ -98,11 +101,22 @@ def print_report(console: Console, report: EvalReport) -> None:
             _percent(score.success_rate),
             f"{score.mean_steps:g}",
         )
-    console.print(families)
+    _print_table(console, families)
     reasons = ", ".join(f"{reason} {count}" for reason, count in summary.stop_reasons.items())
     console.print(f"stop reasons: {reasons}")
     if report.guard_effect:
-        console.print(_guard_table(report.guard_effect))
+        _print_table(console, _guard_table(report.guard_effect))
+
+
+def _print_table(console: Console, table: RenderableType) -> None:
+    """A table as wide as its content when the output is a file or a pipe: rich would fit it
+    into 80 columns there, wrapping its cells, though nothing limits the width of a file."""
+    if console.is_terminal:
+        console.print(table)
+        return
+    unlimited = console.options.update(width=_NO_WIDTH_LIMIT)
+    width = Measurement.get(console, unlimited, table).maximum
+    console.print(Segments(console.render(table, console.options.update(width=width))), crop=False)
 
 
 def _configurations_table(summaries: list[Summary]) -> Table:

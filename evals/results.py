@@ -3,9 +3,9 @@ results file that makes a suite resumable.
 
 Every finished run is appended to `results.jsonl` in the run directory as one JSON line, flushed
 and synced before the next run is reported, so a crash or Ctrl-C never loses a finished result.
-Reading it back keeps the last line per run id and ignores a line cut off mid-write. Runs that
-could not be judged (`error` set: the runner crashed, or the model server failed) are re-run on
-`--resume`; every other outcome is final.
+Runs that could not be judged (`error` set: the runner crashed, the model server failed, Ctrl-C
+interrupted it) are re-run on `--resume`, and the new line replaces the old one: the file holds
+one line per run. Reading it back ignores a line cut off mid-write.
 """
 
 from __future__ import annotations
@@ -304,6 +304,7 @@ class ResultStore:
     def __init__(self, path: Path) -> None:
         self.path = path
         self._lock = Lock()
+        self._recorded: set[str] | None = None  # run ids in the file, read at the first append
 
     def load(self) -> dict[str, EpisodeOutcome]:
         """Every run recorded so far by id (the last line wins); a torn last line is skipped."""
@@ -325,8 +326,15 @@ class ResultStore:
         return {key: o for key, o in self.load().items() if o.verdict != "error"}
 
     def append(self, outcome: EpisodeOutcome) -> None:
+        """Record a finished run; one played again replaces its earlier line."""
         line = outcome.model_dump_json() + "\n"
         with self._lock:
+            if self._recorded is None:
+                self._recorded = set(self.load())
+            if outcome.run_id in self._recorded:
+                self._replace(outcome, line)
+                return
+            self._recorded.add(outcome.run_id)
             self.path.parent.mkdir(parents=True, exist_ok=True)
             if self._torn():
                 line = "\n" + line  # end the cut-off line, or this one would join it
@@ -334,6 +342,21 @@ class ResultStore:
                 out.write(line)
                 out.flush()
                 os.fsync(out.fileno())
+
+    def _replace(self, outcome: EpisodeOutcome, line: str) -> None:
+        """Write the file anew with `line` in place of the run's earlier line (and without any
+        cut-off line), then swap it in at once, so a crash leaves the old file or the new."""
+        kept = [
+            f"{old.model_dump_json()}\n"
+            for run_id, old in self.load().items()
+            if run_id != outcome.run_id
+        ]
+        fresh = self.path.with_name(self.path.name + ".new")
+        with fresh.open("w", encoding="utf-8") as out:
+            out.writelines([*kept, line])
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(fresh, self.path)
 
     def _torn(self) -> bool:
         """The file ends in the middle of a line (a crash while writing)."""
