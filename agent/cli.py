@@ -2,7 +2,12 @@
 
 A command module exposes `register(subparsers)`, which adds its parsers and sets `handler` on
 each to a function `(args) -> int` (the exit code). Modules import heavy dependencies (vLLM,
-torch) inside their handlers so the CLI starts fast and works without the serving stack.
+torch, the simulator's apps) inside their handlers so the CLI starts fast and works without the
+serving stack.
+
+Errors are one line on stderr: exit 2 for bad input, the error's `exit_code` (or 1) otherwise;
+`--debug`, before or after the command, adds the traceback. A reader that goes away (`| head`)
+does not change the exit code: what is written after it left is dropped.
 """
 
 from __future__ import annotations
@@ -11,7 +16,9 @@ import argparse
 import importlib
 import os
 import sys
+import traceback
 from collections.abc import Sequence
+from typing import Any, TextIO, cast
 
 COMMAND_MODULES = (
     "agent.commands.run",
@@ -33,10 +40,41 @@ class UsageError(Exception):
 
 
 class ArgumentParser(argparse.ArgumentParser):
-    """argparse that raises instead of printing usage and exiting, so errors stay one line."""
+    """argparse that raises instead of printing usage and exiting, so errors stay one line.
+
+    Every parser, each subcommand's included, takes `--debug`, so it may follow the command.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.add_argument(
+            "--debug",
+            action="store_true",
+            default=argparse.SUPPRESS,  # a subcommand's parser must not reset the main one's
+            help="show tracebacks on errors",
+        )
 
     def error(self, message: str) -> None:  # type: ignore[override]
         raise UsageError(f"{self.prog}: {message}")
+
+
+class _VersionAction(argparse.Action):
+    """`--version`: the installed distribution's version, looked up only when asked for."""
+
+    def __init__(self, option_strings: list[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(
+            option_strings, argparse.SUPPRESS, nargs=0, help="show the version and exit"
+        )
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            number = version("phone-agent")
+        except PackageNotFoundError:
+            number = "(not installed)"
+        print(f"phone-agent {number}")
+        parser.exit()
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -44,7 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="phone-agent",
         description="Let a small, locally served language model operate an Android phone.",
     )
-    parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
+    parser.add_argument("--version", action=_VersionAction)
     subparsers = parser.add_subparsers(
         dest="command", metavar="COMMAND", parser_class=ArgumentParser
     )
@@ -55,35 +93,82 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
-    debug = "--debug" in args_list
+    options = args_list[: args_list.index("--")] if "--" in args_list else args_list
+    streams = sys.stdout, sys.stderr
+    if sys.stdout is not None:
+        sys.stdout = cast(TextIO, _Outliving(sys.stdout))
+    if sys.stderr is not None:
+        sys.stderr = cast(TextIO, _Outliving(sys.stderr))
+    try:
+        return _run(args_list, debug="--debug" in options)
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not None:
+                stream.flush()
+        sys.stdout, sys.stderr = streams
+
+
+def _run(args_list: list[str], debug: bool) -> int:
     try:
         parser = build_parser()
-        args = parser.parse_args(args_list)
+        try:
+            args = parser.parse_args(args_list)
+        except SystemExit as stop:  # --help, --version
+            return stop.code if isinstance(stop.code, int) else 0
         if args.command is None:
             parser.print_help()
             return 2
         code: int = args.handler(args)
         return code
-    except UsageError as exc:
-        if debug:
-            raise
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    except BrokenPipeError:
-        # the reader went away (`phone-agent elements f | head`): exit quietly like other tools
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 141
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
         return 130
     except Exception as exc:
         if debug:
-            raise
-        exit_code = getattr(exc, "exit_code", 1)
-        message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        print(f"error: {message}", file=sys.stderr)
-        return int(exit_code)
+            traceback.print_exc()
+        lines = str(exc).strip().splitlines()
+        print(f"error: {lines[0] if lines else type(exc).__name__}", file=sys.stderr)
+        return 2 if isinstance(exc, UsageError) else int(getattr(exc, "exit_code", 1))
+
+
+class _Outliving:
+    """A standard stream that outlives its reader.
+
+    When the reader of a pipe goes away (`phone-agent eval | head -1`), writing fails, and
+    whether a command still writes after that depends on timing: rich then exits 1, a print
+    raises wherever it happens to be. Here the stream goes to /dev/null instead, so the command
+    finishes and its exit code is the same on every run.
+    """
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            self._discard()
+            return len(text)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            self._discard()
+
+    def _discard(self) -> None:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, self._stream.fileno())
+        os.close(devnull)
+        self._stream.flush()  # what was buffered for the reader goes to /dev/null now
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Run as `python -m agent.cli`, this file is the module `__main__`, and the command modules
+    # import a second copy as `agent.cli`: errors they raise would be that copy's UsageError.
+    from agent.cli import main as installed_main
+
+    sys.exit(installed_main())

@@ -1,19 +1,20 @@
 """`phone-agent elements XMLFILE [--json]`: a uiautomator dump's elements as the model sees them.
 
 Text (default): the header and one line per element, exactly the prompt's screen text.
-JSON: `{"app", "keyboard", "signature", "elements": [{"index", "label", "role", "checked",
-"enabled", "focused", "selected", "password", "scrollable", "bounds", "center", "package",
-"resource_id"}]}`. A file that is not a usable dump exits 2 with one line on stderr.
+JSON: `{"app", "keyboard", "signature", "omitted", "elements": [{"index", "label", "role",
+"checked", "enabled", "focused", "selected", "password", "scrollable", "bounds", "center",
+"package", "resource_id"}]}`. A screen lists at most 200 elements, the first in reading order;
+`omitted` counts the others (the text ends with a line that says so, as the model reads it).
+A file that is not a usable dump (or larger than 8 MiB) exits 2 with one line on stderr.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
-from pathlib import Path
 
 from agent.cli import UsageError
+from agent.commands.reading import read_input
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -32,8 +33,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace) -> int:
     from agent.screen import Screen, ScreenParseError
+    from agent.screen_xml import MAX_DUMP_BYTES
 
-    data = _read(args.xmlfile)
+    data = read_input(args.xmlfile, MAX_DUMP_BYTES, "a uiautomator dump")
     try:
         screen = Screen.parse(data)
     except ScreenParseError as exc:
@@ -43,12 +45,3 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(screen.render())
     return 0
-
-
-def _read(name: str) -> bytes:
-    if name == "-":
-        return sys.stdin.buffer.read()
-    try:
-        return Path(name).read_bytes()
-    except OSError as exc:
-        raise UsageError(f"cannot read {name}: {exc.strerror or exc}") from None

@@ -7,18 +7,18 @@ JSON that is neither (such as a bare `{"name": "tap", ...}`) is a reply's text.
 
 Output: `{"name", "arguments", "source", "repairs"}` and `dropped` when other calls were not
 taken, exit 0. A call that fails validation adds `error` and exits 1; no call at all prints
-`{"name": null, "error": ...}` and exits 1. Unreadable or malformed input exits 2.
+`{"name": null, "error": ...}` and exits 1. Unreadable or malformed input, or more than
+16 MiB of it, exits 2.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
-from pathlib import Path
 from typing import Any
 
 from agent.cli import UsageError
+from agent.commands.reading import STDIN, read_input
 
 # Keys of an OpenAI chat message; a JSON object with other keys is a reply's text.
 _MESSAGE_KEYS = frozenset(
@@ -26,6 +26,9 @@ _MESSAGE_KEYS = frozenset(
      "function_call", "audio", "annotations"}
 )  # fmt: skip
 _REPLY_KEYS = frozenset({"content", "reasoning_content", "reasoning", "tool_calls"})
+# A reply is at most a few hundred kilobytes; a whole chat completion with log-probabilities of
+# every token stays well below this too.
+MAX_INPUT_BYTES = 16 * 2**20
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -112,14 +115,11 @@ def _message_fields(message: dict[str, Any]) -> tuple[str | None, str | None, li
 
 
 def _read(file: str) -> str:
+    data = read_input(file, MAX_INPUT_BYTES, "a model reply")
     try:
-        if file == "-":
-            return sys.stdin.read()
-        return Path(file).read_bytes().decode("utf-8")
-    except OSError as exc:
-        raise UsageError(f"cannot read {file}: {exc.strerror or exc}") from None
+        return data.decode("utf-8")
     except UnicodeDecodeError:
-        raise UsageError(f"{'stdin' if file == '-' else file}: not UTF-8 text") from None
+        raise UsageError(f"{'stdin' if file == STDIN else file}: not UTF-8 text") from None
 
 
 def _print(result: dict[str, Any]) -> None:

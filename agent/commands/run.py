@@ -8,30 +8,13 @@ line of stdout; the live view then goes to stderr.
 from __future__ import annotations
 
 import argparse
+import math
 import sys
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel
-
 if TYPE_CHECKING:
-    from rich.console import Console
-    from rich.status import Status
-
-    from agent.trajectory import StepRecord
     from devices.base import Device
-
-
-class RunSummary(BaseModel):
-    """The `--json` line (DESIGN §2.1)."""
-
-    stop_reason: str
-    steps: int
-    trajectory: str
-    detail: str = ""
-    answer: str | None = None
-    device_state: dict[str, Any] | None = None
 
 
 def register(subparsers: Any) -> None:
@@ -40,16 +23,21 @@ def register(subparsers: Any) -> None:
         help="let the model operate a device until the goal is reached",
         description="Let the model operate a device until the goal is reached.",
     )
-    parser.add_argument("goal", help='what to do, e.g. "Turn on Wi-Fi"')
+    parser.add_argument("goal", type=_text, help='what to do, e.g. "Turn on Wi-Fi"')
     parser.add_argument("--device", choices=("sim", "adb"), default="sim")
-    parser.add_argument("--serial", help="device serial (adb), or the simulator's serial")
-    parser.add_argument("--adb-host", help="ADB server host (default: the local one)")
-    parser.add_argument("--adb-port", type=_positive_int, help="ADB server port")
+    parser.add_argument(
+        "--serial", type=_text, help="device serial (adb), or the simulator's serial"
+    )
+    parser.add_argument("--adb-host", type=_text, help="ADB server host (default: the local one)")
+    parser.add_argument("--adb-port", type=_port, help="ADB server port")
     parser.add_argument(
         "--base-url",
+        type=_text,
         help="OpenAI-compatible server URL (default: where `phone-agent serve` listens)",
     )
-    parser.add_argument("--model", help="model name (default: the first one the server lists)")
+    parser.add_argument(
+        "--model", type=_text, help="model name (default: the first one the server lists)"
+    )
     parser.add_argument("--max-steps", type=_positive_int, default=15)
     parser.add_argument(
         "--time-budget", type=_positive_float, metavar="SECONDS", help="wall-clock limit"
@@ -63,13 +51,14 @@ def register(subparsers: Any) -> None:
         help="cap on thinking per step, then the reply is closed and continued (0: no cap)",
     )
     parser.add_argument("--tool-choice", choices=("auto", "required"), default="auto")
-    parser.add_argument("--temperature", type=float, default=1.0)
-    parser.add_argument("--top-p", type=float, default=0.95)
+    parser.add_argument("--temperature", type=_non_negative_float, default=1.0)
+    parser.add_argument("--top-p", type=_probability, default=0.95)
     parser.add_argument(
         "--timeout", type=_positive_float, default=300.0, metavar="SECONDS", help="per request"
     )
     parser.add_argument(
         "--sim-state",
+        type=_text,
         action="append",
         default=[],
         metavar="KEY=VALUE",
@@ -85,6 +74,7 @@ def run_command(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from agent.cli import UsageError
+    from agent.commands.run_view import LiveView, RunSummary
     from agent.loop import RunSettings, run_episode
     from agent.model_client import ClientSettings, ModelClient
     from agent.trajectory import default_trajectory_path
@@ -117,6 +107,7 @@ def run_command(args: argparse.Namespace) -> int:
         elif sys.stdin.isatty():
             confirm = view.confirm
         trajectory = args.trajectory or default_trajectory_path(goal)
+        _check_writable(trajectory)
         view.start(goal, model_name, device.serial, trajectory)
         settings = RunSettings(
             max_steps=args.max_steps,
@@ -176,94 +167,21 @@ def _open_device(args: argparse.Namespace) -> Device:
     return adb_device
 
 
+def _check_writable(trajectory: Path) -> None:
+    """Refuse a trajectory path that cannot be written before the episode starts."""
+    from agent.cli import UsageError
+
+    try:
+        trajectory.parent.mkdir(parents=True, exist_ok=True)
+        with trajectory.open("a", encoding="utf-8"):
+            pass
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        raise UsageError(f"run: cannot write the trajectory {trajectory}: {reason}") from None
+
+
 def _always_yes(description: str) -> bool:
     return True
-
-
-class LiveView:
-    """Step-by-step progress on a rich console: the step, the model's short reasoning, the
-    action, guard notes and timings; a spinner while the model thinks."""
-
-    def __init__(self, console: Console) -> None:
-        self.console = console
-        self._status: Status | None = None
-        self._max_steps = 0
-        self._started = time.monotonic()
-
-    def start(self, goal: str, model: str, serial: str, trajectory: Path) -> None:
-        self._started = time.monotonic()
-        self.console.print(f"[bold]{goal}[/]  [dim]model {model} · device {serial}[/]")
-        self.console.print(f"[dim]trajectory: {trajectory}[/]")
-
-    def step_started(self, step: int, max_steps: int) -> None:
-        self._max_steps = max_steps
-        self._status = self.console.status(f"step {step}/{max_steps}: waiting for the model…")
-        self._status.start()
-
-    def step_finished(self, record: StepRecord) -> None:
-        self.stop()
-        from rich.markup import escape
-
-        verdict_style = {"allow": "green", "block": "yellow", "complete": "bold green"}
-        style = verdict_style.get(record.guard.verdict, "bold red")
-        timings = f"model {record.timings.model_s:.1f} s, device {record.timings.device_s:.1f} s"
-        self.console.print(
-            f"[bold]step {record.step}/{self._max_steps}[/] "
-            f"[{style}]{escape(_call_text(record))}[/] [dim]({timings})[/]"
-        )
-        thought = " ".join((record.reply.reasoning or "").split())
-        if thought:
-            short = thought if len(thought) <= 160 else thought[:159] + "…"
-            self.console.print(f"  [dim]thinking: {escape(short)}[/]")
-        if record.reply.path != "chat":
-            self.console.print(f"  [dim]reply via {record.reply.path}[/]")
-        for note in record.guard.notes:
-            self.console.print(f"  [yellow]{note.kind}[/]: {escape(note.reason)}")
-        if record.result.error:
-            self.console.print(f"  [red]device: {escape(record.result.error)}[/]")
-        elif record.result.changed:
-            self.console.print(f"  [dim]screen: {escape(record.result.changed)}[/]")
-
-    def confirm(self, description: str) -> bool:
-        from rich.prompt import Confirm
-
-        self.stop()
-        return Confirm.ask(
-            f"[bold yellow]Risky action[/]: {description}. Go ahead?",
-            console=self.console,
-            default=False,
-        )
-
-    def stop(self) -> None:
-        if self._status is not None:
-            self._status.stop()
-            self._status = None
-
-    def summary(self, summary: RunSummary) -> None:
-        from rich.markup import escape
-
-        style = "bold green" if summary.stop_reason == "completed" else "bold red"
-        elapsed = time.monotonic() - self._started
-        self.console.print(
-            f"[{style}]{summary.stop_reason}[/] after {summary.steps} step(s), {elapsed:.1f} s"
-            + (f": {escape(summary.detail)}" if summary.detail else "")
-        )
-        if summary.answer:
-            self.console.print(f"answer: {escape(summary.answer)}")
-        self.console.print(f"[dim]trajectory: {summary.trajectory}[/]")
-
-
-def _call_text(record: StepRecord) -> str:
-    call = record.call
-    if call.name is None:
-        return f"no usable call ({call.error or 'unknown reason'})"
-    arguments = ", ".join(f"{key}={value!r}" for key, value in call.arguments.items())
-    text = f"{call.name}({arguments})"
-    index = call.arguments.get("index")
-    labels = {element.get("index"): element.get("label") for element in record.screen.elements}
-    if isinstance(index, int) and labels.get(index):
-        text += f' "{labels[index]}"'
-    return text
 
 
 def _positive_int(text: str) -> int:
@@ -280,6 +198,13 @@ def _non_negative_int(text: str) -> int:
     return value
 
 
+def _port(text: str) -> int:
+    value = _number(text, int)
+    if not 1 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is a number from 1 to 65535, got {text!r}")
+    return value
+
+
 def _positive_float(text: str) -> float:
     value = _number(text, float)
     if value <= 0:
@@ -287,8 +212,37 @@ def _positive_float(text: str) -> float:
     return value
 
 
+def _non_negative_float(text: str) -> float:
+    value = _number(text, float)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {text!r}")
+    return value
+
+
+def _probability(text: str) -> float:
+    value = _number(text, float)
+    if not 0 < value <= 1:
+        raise argparse.ArgumentTypeError(f"must be above 0 and at most 1, got {text!r}")
+    return value
+
+
 def _number(text: str, kind: type[int] | type[float]) -> Any:
     try:
-        return kind(text)
+        value = kind(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"not a finite number: {text!r}")
+    return value
+
+
+def _text(text: str) -> str:
+    """Text that can be sent on: bytes that are not UTF-8 reach Python as lone surrogates,
+    which no JSON request, trajectory or terminal can carry."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise argparse.ArgumentTypeError(
+            "not valid UTF-8 text (is the terminal set to another encoding?)"
+        ) from None
+    return text
