@@ -33,7 +33,7 @@ from serving.checkpoint import (
     bundled_checkpoint,
     user_cache_dir,
 )
-from serving.kv_budget import kv_cache_budget
+from serving.kv_budget import CPU_BLOCK_SIZE, kv_cache_budget
 
 DEFAULT_HUB_MODEL = "XHToken/Spark-X2.5-1.7B"
 TOOL_PARSER = "spark25"
@@ -44,6 +44,17 @@ REASONING_PARSER = "qwen3"
 # Enables per-request `thinking_token_budget`: vLLM forces </think> when it runs out.
 REASONING_CONFIG = {"reasoning_start_str": "<think>", "reasoning_end_str": "</think>"}
 PLUGIN_NAME = "phone_agent"
+# vLLM's CPU worker with a short compile pass (`serving.vllm_plugin.worker` says why); named as a
+# string so that only the worker process imports it.
+WORKER_CLASS = "serving.vllm_plugin.worker.ShortWarmUpCPUWorker"
+# Sliding-window prefix checkpoints every block. Spark's sliding layers (3 of every 4) need the
+# window's blocks before a reused prefix's end, and vLLM keeps them by default only at the end of
+# each prompt and at junctions an earlier pair of requests proved shared
+# (`prefix_cache_retention_interval` 0). An agent's next step shares everything up to its new
+# history line, a point no earlier request ended at: step 2 of every episode reused nothing, and
+# the first step of a new episode reused nothing of the same system prompt and tools. With a
+# checkpoint at every block, a prefix is reused up to the last whole block it shares.
+PREFIX_CACHE_RETENTION_INTERVAL = CPU_BLOCK_SIZE
 # Receives each start-up stage as it begins (`download`, `convert`, `load`, `compile`, `ready`)
 # and `done` once the API answers.
 StageCallback = Callable[[str], None]
@@ -237,6 +248,10 @@ def server_command(
         "--max-num-batched-tokens",
         str(settings.max_num_batched_tokens),
         "--enable-prefix-caching",
+        "--prefix-cache-retention-interval",
+        str(PREFIX_CACHE_RETENTION_INTERVAL),
+        # Usage then says how many prompt tokens came from the cache.
+        "--enable-prompt-tokens-details",
         "--enable-auto-tool-choice",
         "--tool-call-parser",
         TOOL_PARSER,
@@ -244,6 +259,8 @@ def server_command(
         REASONING_PARSER,
         "--reasoning-config",
         json.dumps(REASONING_CONFIG),
+        "--worker-cls",
+        WORKER_CLASS,
     ]
     if not has_chat_template(model.path):
         command += ["--chat-template", str(packaged_chat_template())]

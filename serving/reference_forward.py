@@ -14,11 +14,15 @@ an independent statement of the maths. One layer:
     h = h + down(gelu_erf(gate(y)) * up(y)),  y = rmsnorm_post(h)
 
 then a final RMSNorm and the tied embedding as the output head.
+
+`linear_input`, when given, sees the input of every linear layer first (q_k_v, out_proj, gate,
+up, down, the head): a test can make it round activations the way an engine's kernel does, to
+learn what that rounding alone costs.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import torch
 
@@ -42,10 +46,14 @@ def _rope(x: torch.Tensor, positions: torch.Tensor, theta: float, rot: int) -> t
 
 
 def spark_logits(
-    config: SparkConfig, weights: Mapping[str, torch.Tensor], token_ids: list[int]
+    config: SparkConfig,
+    weights: Mapping[str, torch.Tensor],
+    token_ids: list[int],
+    linear_input: Callable[[torch.Tensor], torch.Tensor] = lambda x: x,
 ) -> torch.Tensor:
     """Logits [T, vocab] in float32 for one sequence starting at position 0."""
     w = {name: tensor.to(torch.float32) for name, tensor in weights.items()}
+    f = linear_input
     heads, kv_heads, head_dim = (
         config.num_attention_heads,
         config.num_key_value_heads,
@@ -58,7 +66,7 @@ def spark_logits(
     for i, layer_type in enumerate(config.layer_types):
         p = f"model.layers.{i}."
         x = _rms_norm(h, w[p + "input_layernorm.weight"], config.rms_norm_eps)
-        qkv = x @ w[p + "self_attn.q_k_v_proj.weight"].T
+        qkv = f(x) @ w[p + "self_attn.q_k_v_proj.weight"].T
         q, k, v = qkv.split([heads * head_dim, kv_heads * head_dim, kv_heads * head_dim], -1)
         rope = config.rope_parameters[layer_type]
         rot = int(head_dim * rope.partial_rotary_factor)
@@ -75,10 +83,14 @@ def spark_logits(
         attn = torch.einsum("hts,shd->thd", scores.softmax(-1), v)
         gate = torch.sigmoid(x @ w[p + "self_attn.g_proj.weight"].T)
         attn = (attn * gate[:, :, None]).reshape(length, heads * head_dim)
-        h = h + attn @ w[p + "self_attn.out_proj.weight"].T
+        h = h + f(attn) @ w[p + "self_attn.out_proj.weight"].T
         y = _rms_norm(h, w[p + "post_attention_layernorm.weight"], config.rms_norm_eps)
-        activated = torch.nn.functional.gelu(y @ w[p + "mlp.gate_proj.weight"].T)
-        h = h + (activated * (y @ w[p + "mlp.up_proj.weight"].T)) @ w[p + "mlp.down_proj.weight"].T
+        activated = torch.nn.functional.gelu(f(y) @ w[p + "mlp.gate_proj.weight"].T)
+        h = (
+            h
+            + f(activated * (f(y) @ w[p + "mlp.up_proj.weight"].T))
+            @ w[p + "mlp.down_proj.weight"].T
+        )
     h = _rms_norm(h, w["model.norm.weight"], config.rms_norm_eps)
     head = w["model.embedding.weight" if config.tie_word_embeddings else "lm_head.weight"]
-    return h @ head.T
+    return f(h) @ head.T

@@ -15,6 +15,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from serving.quantization import avx2_kernel, int4pack  # noqa: E402
+from tests.int4_bounds import UNIT_ROUNDOFF, term_sizes, weight_parts  # noqa: E402
 
 GROUP = 64
 ROWS, COLUMNS = 192, 512
@@ -39,6 +40,8 @@ def weight() -> dict[str, torch.Tensor]:
         "packed": int4pack.repack_rows_(portable.clone()),
         "scale_zero": int4pack.scales_and_zeros(scales, zeros),
         "reference": int4pack.dequantize_portable(portable, scales, zeros, GROUP).double(),
+        "terms": term_sizes(values, scales, zeros, GROUP),
+        "parts": weight_parts(values, scales, zeros, GROUP),
     }
 
 
@@ -143,3 +146,23 @@ def test_a_lock_left_by_a_killed_build_is_cleared_and_a_live_one_kept(tmp_path) 
 
 def test_the_library_is_built_per_torch_version() -> None:
     assert avx2_kernel.build_directory().name.endswith(f"-torch-{torch.__version__}")
+
+
+def test_its_only_rounding_is_the_documented_one(kernel, weight) -> None:
+    """x is rounded (`rounded_activations`) where it multiplies q * scale, and kept exact in
+    the zero-point term (a group's sum of x); what is left is fp32 arithmetic."""
+    x = torch.randn(3, COLUMNS, generator=torch.Generator().manual_seed(5), dtype=torch.float64)
+    x[:, 7::GROUP] *= 300.0
+    ours = avx2_kernel.int4_mm(x.float(), weight["packed"], weight["scale_zero"].float(), GROUP)
+    x32 = x.float().double()
+    rounded = avx2_kernel.rounded_activations(x.float(), GROUP).double()
+    scaled, offsets = weight["parts"]
+    expected = rounded @ scaled.t() + x32 @ offsets.t()
+    magnitude = x32.abs() @ weight["terms"].t()
+    # per group: its integer sum converted and scaled (3 roundings), the offset times the
+    # group's fp32 sum of x (GROUP additions, 1 product), two fused adds; then the groups
+    u32 = UNIT_ROUNDOFF[torch.float32]
+    bound = (6 + GROUP + COLUMNS // GROUP) * u32 * magnitude
+    assert bool(((ours.double() - expected).abs() <= bound).all())
+    unrounded = x32 @ (scaled + offsets).t()
+    assert not torch.allclose(ours.double(), unrounded, rtol=0, atol=1e-7)  # it did round

@@ -40,6 +40,29 @@ def test_command_carries_what_spark_needs_on_a_cpu(tmp_path: Path) -> None:
     # No template in the checkpoint: Spark's format is supplied.
     assert Path(flag(command, "--chat-template")).read_text().count("<|Bot|>") >= 2
     assert "--enforce-eager" not in command
+    # Prefix checkpoints on the sliding layers at every KV block, and usage that shows them.
+    assert flag(command, "--prefix-cache-retention-interval") == "128"
+    assert "--enable-prompt-tokens-details" in command
+    assert flag(command, "--worker-cls") == launcher.WORKER_CLASS
+
+
+def test_the_worker_class_is_vllms_cpu_worker_with_a_short_compile_pass() -> None:
+    pytest.importorskip("vllm")
+    import importlib
+
+    from vllm.v1.worker.cpu_worker import CPUWorker
+
+    module, _, name = launcher.WORKER_CLASS.rpartition(".")
+    worker = getattr(importlib.import_module(module), name)
+    assert issubclass(worker, CPUWorker)
+
+
+def test_options_after_the_separator_override_the_launchers(tmp_path: Path) -> None:
+    """vLLM keeps the last value of a repeated option, so `-- --opt value` wins."""
+    model = launcher.ResolvedModel(write_config(tmp_path / "m"), "m", "local")
+    extra = ("--prefix-cache-retention-interval", "0")
+    command = launcher.server_command(model, launcher.ServeSettings(extra_args=extra))
+    assert command[-2:] == list(extra)
 
 
 def test_checkpoint_template_is_used_when_present(tmp_path: Path) -> None:

@@ -6,7 +6,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from serving.quantization import int4pack  # noqa: E402
+from serving.quantization import avx2_kernel, int4pack  # noqa: E402
+from tests.int4_bounds import UNIT_ROUNDOFF, term_sizes  # noqa: E402
 
 GROUP = 64
 
@@ -79,55 +80,130 @@ def weight() -> dict[str, torch.Tensor]:
         "packed": packed,
         "scale_zero": int4pack.scales_and_zeros(scales, zeros),
         "reference": reference,
+        "terms": term_sizes(values, scales, zeros, GROUP),
     }
 
 
 def test_dequantizing_from_torchs_layout_gives_the_checkpoints_weight(weight: dict) -> None:
     restored = int4pack.dequantize_transposed(
-        weight["packed"], weight["scale_zero"], GROUP, torch.float32
+        weight["packed"], weight["scale_zero"], GROUP, torch.float32, int4pack.native_layout()
     )
     assert torch.equal(restored.t(), weight["reference"])
 
 
+# -- each path against its own rounding ----------------------------------------------------------
+#
+# A path's error bound, element by element, from where it rounds (first order in the unit
+# roundoffs u, `tests.int4_bounds`; S = |x| @ T^T with T the size of the weight's terms):
+#   weights dequantized in fp32 ((q - 8) * scale + zero): 2 u32 S;
+#   bf16 GEMM: W rounded to bf16, and x too unless it is bf16 already: u_bf16 S each;
+#   our AVX2 kernel: x rounded to 16-bit integers, one scale per group g of the weight, step
+#     max|x_g| / 32767, so half a step times sum_{k in g} T_ik per group;
+#   fp32 accumulation of K products: K u32 S (the worst case, not the typical sqrt(K));
+#   the result rounded to the activations' dtype (and to bf16 first on the bf16 GEMM): u |y|.
+# torch's kernel (tinygemm) is assumed to dequantize and accumulate in fp32 like the others;
+# the tests hold it to that.
+
+
+def _plans_this_cpu_runs() -> list[int4pack.KernelPlan]:
+    """Every few-row kernel and GEMM precision this machine can execute, forced one by one."""
+    layout = int4pack.native_layout()
+    few_rows: list[int4pack.FewRowKernelName] = ["tinygemm"]
+    if avx2_kernel.load().available:
+        few_rows.append("avx2")
+    return [
+        int4pack.KernelPlan(layout, kernel, threshold, gemm, "forced by the test")
+        for kernel, threshold in (
+            (name, int4pack.AVX2_PREFILL_MIN_ROWS if name == "avx2" else 64) for name in few_rows
+        )
+        for gemm in (torch.float32, torch.bfloat16)
+    ]
+
+
+def _error_bound(
+    plan: int4pack.KernelPlan, x: torch.Tensor, terms: torch.Tensor, expected: torch.Tensor
+) -> torch.Tensor:
+    """The largest error each output element may have on this plan's path (see above)."""
+    u32 = UNIT_ROUNDOFF[torch.float32]
+    rows, columns = x.shape
+    magnitude = x.double().abs() @ terms.t()
+    relative = 2 * u32 + columns * u32
+    output = UNIT_ROUNDOFF[x.dtype] * expected.abs()
+    if rows >= plan.prefill_min_rows:
+        if plan.prefill_dtype == torch.bfloat16:
+            u_bf16 = UNIT_ROUNDOFF[torch.bfloat16]
+            relative += u_bf16 * (1 if x.dtype == torch.bfloat16 else 2)
+            output = output + u_bf16 * expected.abs()
+        return 1.01 * (relative * magnitude + output)
+    bound = relative * magnitude + output
+    if plan.few_rows == "avx2":
+        group_max = x.double().abs().view(rows, -1, GROUP).amax(-1)
+        half_step = (group_max / 32767 / 2).repeat_interleave(GROUP, dim=1)
+        bound = bound + half_step @ terms.t()
+    return 1.01 * bound
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=["fp32", "bf16"])
 @pytest.mark.parametrize("rows", [1, 3, 8, 63, 64, 300])
-@pytest.mark.parametrize("path", ["adaptive", "tinygemm"])
-def test_linear_matches_the_dequantized_reference_on_both_paths(
-    weight: dict, rows: int, path: str
+@pytest.mark.parametrize("plan", _plans_this_cpu_runs(), ids=lambda plan: plan.describe())
+def test_every_path_this_cpu_runs_stays_within_its_own_rounding(
+    weight: dict, plan: int4pack.KernelPlan, rows: int, dtype: torch.dtype
 ) -> None:
-    x = torch.randn(rows, 512, generator=torch.Generator().manual_seed(rows)).bfloat16()
-    out = torch.ops.phone_agent.w4a16_linear(x, weight["packed"], weight["scale_zero"], GROUP, path)
-    expected = x.float() @ weight["reference"].t()
-    assert out.dtype == torch.bfloat16 and out.shape == (rows, 384)
-    relative = (out.float() - expected).norm() / expected.norm()
-    assert relative < 1e-2  # bf16 output rounding
+    x = torch.randn(rows, 512, generator=torch.Generator().manual_seed(rows)).to(dtype)
+    scale_zero = weight["scale_zero"].to(dtype)
+    reference = weight["reference"].double()
+    out = int4pack.linear(x, weight["packed"], scale_zero, GROUP, plan)
+    expected = x.double() @ reference.t()
+    assert out.dtype == dtype and out.shape == (rows, 384)
+    error = (out.double() - expected).abs()
+    bound = _error_bound(plan, x, weight["terms"], expected)
+    worst = int((error / bound).argmax())
+    assert bool((error <= bound).all()), (
+        f"error {error.flatten()[worst]:.3g} above its bound {bound.flatten()[worst]:.3g}"
+    )
 
 
-def test_the_adaptive_path_dequantizes_from_the_measured_row_count(
+def test_the_plan_dequantizes_from_its_threshold(
     weight: dict, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     calls: list[int] = []
     dequantize = int4pack.dequantized_matmul
 
-    def counting(x: torch.Tensor, *args: object) -> torch.Tensor:
+    def counting(x: torch.Tensor, *args: object, **kwargs: object) -> torch.Tensor:
         calls.append(x.shape[0])
-        return dequantize(x, *args)  # type: ignore[arg-type]
+        return dequantize(x, *args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(int4pack, "dequantized_matmul", counting)
-    threshold = int4pack.few_row_kernel().prefill_min_rows
-    for rows in (threshold - 1, threshold):
-        x = torch.randn(rows, 512).bfloat16()
-        torch.ops.phone_agent.w4a16_linear(
-            x, weight["packed"], weight["scale_zero"], GROUP, "adaptive"
+    plan = int4pack.machine_plan("adaptive", torch.bfloat16)
+    for rows in (plan.prefill_min_rows - 1, plan.prefill_min_rows):
+        int4pack.linear(
+            torch.randn(rows, 512).bfloat16(), weight["packed"], weight["scale_zero"], GROUP, plan
         )
-    assert calls == [threshold]
+    assert calls == [plan.prefill_min_rows]
 
 
 def test_embedding_lookup_reads_rows_from_the_packed_table(weight: dict) -> None:
     ids = torch.tensor([[0, 1, 31, 32], [63, 64, 200, 383]])
-    rows = int4pack.gather_rows(weight["packed"], weight["scale_zero"], GROUP, ids, torch.float32)
+    rows = int4pack.gather_rows(
+        weight["packed"], weight["scale_zero"], GROUP, ids, int4pack.native_layout(), torch.float32
+    )
     assert rows.shape == (2, 4, 512)
     expected = weight["reference"][ids]
     assert torch.allclose(rows, expected, atol=1e-6)
+
+
+def test_the_forward_traces_in_one_graph_with_the_plan_made_beforehand(weight: dict) -> None:
+    """torch.compile (as vLLM runs it: one graph, no breaks) must find nothing to decide."""
+    plan = int4pack.machine_plan("adaptive", torch.bfloat16)
+    packed, scale_zero = weight["packed"], weight["scale_zero"]
+
+    def forward(ids: torch.Tensor) -> torch.Tensor:
+        hidden = int4pack.gather_rows(packed, scale_zero, GROUP, ids, plan.layout)
+        return int4pack.linear(hidden[:, :512], packed, scale_zero, GROUP, plan)
+
+    ids = torch.tensor([3, 40, 300])
+    compiled = torch.compile(forward, fullgraph=True, backend="eager")
+    assert torch.equal(compiled(ids), forward(ids))
 
 
 def test_shapes_the_kernel_cannot_take_are_refused() -> None:
@@ -137,8 +213,77 @@ def test_shapes_the_kernel_cannot_take_are_refused() -> None:
         int4pack.check_shape(128, 500, GROUP)
 
 
-def test_fp16_activations_keep_torchs_kernel_and_its_own_threshold() -> None:
-    kernel = int4pack.few_row_kernel(torch.float16)
-    assert kernel.name.startswith("tinygemm (")
-    assert kernel.multiply is int4pack.tinygemm_mm
-    assert kernel.prefill_min_rows == int4pack.TINYGEMM_PREFILL_MIN_ROWS
+# -- the choice itself, for CPUs this one is not ---------------------------------------------------
+
+AVX512_LAYOUT = int4pack.PackLayout(block_rows=64, half_split=True)
+BUILT = avx2_kernel.KernelStatus(True, "built for this AVX2 CPU")
+NOT_AVX2_LAYOUT = avx2_kernel.KernelStatus(False, "torch packs int4 rows in blocks of 64 here")
+
+
+@pytest.mark.parametrize(
+    ("flags", "layout", "kernel", "activations", "expected"),
+    [
+        # AVX2 only (AMD Zen 1-3, Intel before Skylake-SP): ours, fp32 GEMM.
+        (
+            {"avx2", "fma"},
+            int4pack.AVX2_LAYOUT,
+            BUILT,
+            torch.bfloat16,
+            ("avx2", 256, torch.float32),
+        ),
+        # AVX-512 with BF16 (AMD Zen 4, Intel Cooper Lake): torch's kernel, bf16 GEMM.
+        (
+            {"avx2", "fma", "avx512f", "avx512_bf16"},
+            AVX512_LAYOUT,
+            NOT_AVX2_LAYOUT,
+            torch.bfloat16,
+            ("tinygemm", 64, torch.bfloat16),
+        ),
+        # AMX (Intel Sapphire Rapids and later): torch's kernel, bf16 GEMM.
+        (
+            {"avx2", "fma", "avx512f", "avx512_bf16", "amx_tile", "amx_bf16"},
+            AVX512_LAYOUT,
+            NOT_AVX2_LAYOUT,
+            torch.bfloat16,
+            ("tinygemm", 64, torch.bfloat16),
+        ),
+        # fp32 activations never lose precision to a bf16 GEMM, even where it is native.
+        (
+            {"avx2", "fma", "avx512f", "avx512_bf16"},
+            AVX512_LAYOUT,
+            NOT_AVX2_LAYOUT,
+            torch.float32,
+            ("tinygemm", 64, torch.float32),
+        ),
+        # fp16 scales: our kernel reads none, torch's serves.
+        (
+            {"avx2", "fma"},
+            int4pack.AVX2_LAYOUT,
+            BUILT,
+            torch.float16,
+            ("tinygemm", 64, torch.float32),
+        ),
+    ],
+    ids=["avx2", "avx512-bf16", "amx", "fp32-on-avx512", "fp16-on-avx2"],
+)
+def test_the_plan_for_each_cpu_class(
+    flags: set[str],
+    layout: int4pack.PackLayout,
+    kernel: avx2_kernel.KernelStatus,
+    activations: torch.dtype,
+    expected: tuple[str, int, torch.dtype],
+) -> None:
+    plan = int4pack.choose_plan("adaptive", activations, flags, layout, kernel)
+    assert (plan.few_rows, plan.prefill_min_rows, plan.prefill_dtype) == expected
+    assert plan.layout == layout
+    if plan.few_rows == "tinygemm":
+        assert plan.reason in (kernel.reason, f"our AVX2 kernel takes no {activations} scales")
+
+
+def test_the_baseline_method_keeps_torchs_kernel_at_every_row_count() -> None:
+    plan = int4pack.choose_plan(
+        "tinygemm", torch.bfloat16, {"avx2", "fma"}, int4pack.AVX2_LAYOUT, BUILT
+    )
+    assert plan.few_rows == "tinygemm"
+    assert plan.prefill_min_rows == int4pack.NEVER_DEQUANTIZE
+    assert "for every row count" in plan.describe()

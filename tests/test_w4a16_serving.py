@@ -4,6 +4,17 @@ One server start (eager, fp32 activations so the comparison is tight): the promp
 log-probabilities exercise the prefill path (dequantize + GEMM), the generated tokens the
 decode path (our AVX2 kernel where it runs, tinygemm elsewhere), the first token the int4
 embedding lookup, and every logit the tied int4 output head.
+
+The bounds come from what each path rounds, on this machine's plan:
+- two fp32 evaluations of the same maths (vLLM's and the reference's, different orders of
+  summation) agree within FP32_LOGPROB_FLOOR, as the bf16 model's engine test holds them to;
+- prefill with fp32 activations multiplies in fp32 (the plan never gives fp32 activations a
+  bf16 GEMM), so prompt log-probabilities get only that floor;
+- decode on our AVX2 kernel rounds each linear layer's input to 16-bit integers per group: the
+  reference is run again with that rounding on the decoded rows' linear inputs (all of x; the
+  kernel keeps x exact in its zero-point term, so this errs wide), and the decoded
+  log-probabilities may differ from the exact ones by twice what it moved them, plus the floor.
+  tinygemm rounds nothing beyond fp32 (its kernel test holds it to that).
 """
 
 from __future__ import annotations
@@ -26,10 +37,11 @@ from serving.quantization.quantize import quantize_checkpoint  # noqa: E402
 from serving.reference_forward import spark_logits  # noqa: E402
 
 pytestmark = pytest.mark.slow
-PROMPT_TOKENS = (
-    int4pack.few_row_kernel().prefill_min_rows + 36
-)  # above it: prefill takes the dequant path
+GROUP_SIZE = 64
+PLAN = int4pack.machine_plan("adaptive", torch.float32)
+PROMPT_TOKENS = PLAN.prefill_min_rows + 36  # above it: prefill takes the dequant path
 NEW_TOKENS = 8
+FP32_LOGPROB_FLOOR = 1e-4
 
 
 def dequantized_weights(model_dir: Path, group_size: int) -> dict:
@@ -50,7 +62,7 @@ def dequantized_weights(model_dir: Path, group_size: int) -> dict:
 def test_served_w4a16_matches_the_dequantized_reference(tmp_path: Path) -> None:
     bf16 = make_checkpoint(tmp_path / "bf16", "tiny", seed=3)
     model_dir = tmp_path / "w4a16"
-    quantize_checkpoint(bf16, model_dir, "w4a16", group_size=64)
+    quantize_checkpoint(bf16, model_dir, "w4a16", group_size=GROUP_SIZE)
     port = 8795
     settings = launcher.ServeSettings(
         port=port,
@@ -86,16 +98,12 @@ def test_served_w4a16_matches_the_dequantized_reference(tmp_path: Path) -> None:
         launcher.stop_group(process.pid)
     server_log = log.read_text()
     assert "quantization=phone_agent_w4a16" in server_log
-    kernel = avx2_kernel.load()
-    assert ("W4A16 on our AVX2 kernel" in server_log) == kernel.available, kernel.reason
+    assert PLAN.describe() in server_log
 
     generated = [int(t.rsplit(":", 1)[1]) for t in choice["logprobs"]["tokens"]]
-    reference = torch.log_softmax(
-        spark_logits(
-            SparkConfig.load(model_dir), dequantized_weights(model_dir, 64), prompt + generated
-        ),
-        dim=-1,
-    )
+    config, weights = SparkConfig.load(model_dir), dequantized_weights(model_dir, GROUP_SIZE)
+    tokens = prompt + generated
+    reference = torch.log_softmax(spark_logits(config, weights, tokens), dim=-1)
     prompt_deltas = [
         abs(entry[str(token)]["logprob"] - float(reference[position - 1, token]))
         for position, (entry, token) in enumerate(
@@ -104,12 +112,25 @@ def test_served_w4a16_matches_the_dequantized_reference(tmp_path: Path) -> None:
         if entry is not None
     ]
     assert len(prompt_deltas) == PROMPT_TOKENS - 1
-    assert max(prompt_deltas) < 2e-3
+    assert PLAN.prefill_dtype == torch.float32
+    assert max(prompt_deltas) < FP32_LOGPROB_FLOOR
+
+    # Rows fed one at a time after the prompt run on the few-row kernel; their rounding, alone.
+    def as_decode_rounds(x: torch.Tensor) -> torch.Tensor:
+        if PLAN.few_rows != "avx2":
+            return x
+        decoded = x.clone()
+        decoded[PROMPT_TOKENS:] = avx2_kernel.rounded_activations(x[PROMPT_TOKENS:], GROUP_SIZE)
+        return decoded
+
+    rounded = torch.log_softmax(spark_logits(config, weights, tokens, as_decode_rounds), dim=-1)
+    decode_rows = [(PROMPT_TOKENS - 1 + i, token) for i, token in enumerate(generated)]
+    rounding_cost = max(abs(float(rounded[r, t] - reference[r, t])) for r, t in decode_rows)
     decode_deltas = [
-        abs(served - float(reference[PROMPT_TOKENS - 1 + i, token]))
-        for i, (served, token) in enumerate(
-            zip(choice["logprobs"]["token_logprobs"], generated, strict=True)
+        abs(served - float(reference[row, token]))
+        for served, (row, token) in zip(
+            choice["logprobs"]["token_logprobs"], decode_rows, strict=True
         )
     ]
-    assert max(decode_deltas) < 2e-3
+    assert max(decode_deltas) < FP32_LOGPROB_FLOOR + 2 * rounding_cost
     assert generated[0] == int(reference[PROMPT_TOKENS - 1].argmax())

@@ -77,7 +77,10 @@ def _kernels() -> tuple[dict[str, Kernel], str]:
     loaded = avx2_kernel.load()
     if loaded.available:
         kernels["avx2"] = avx2_kernel.int4_mm
-    kernels["dequantize"] = int4pack.dequantized_matmul
+    plan = int4pack.machine_plan("adaptive", torch.bfloat16)
+    kernels["dequantize"] = functools.partial(
+        int4pack.dequantized_matmul, layout=plan.layout, compute=plan.prefill_dtype
+    )
     return kernels, "available" if loaded.available else loaded.reason
 
 

@@ -114,6 +114,15 @@ def load() -> KernelStatus:
     return KernelStatus(True, "built for this AVX2 CPU")
 
 
+def rounded_activations(x: torch.Tensor, group_size: int) -> torch.Tensor:
+    """x as the kernel multiplies it: per group of columns, the nearest multiple of
+    max|x_group| / 32767 (in x's dtype; for error bounds and reference forwards)."""
+    grouped = x.reshape(*x.shape[:-1], -1, group_size)
+    step = grouped.abs().amax(-1, keepdim=True) / 32767
+    safe_step = torch.where(step > 0, step, torch.ones_like(step))
+    return (torch.round(grouped / safe_step) * step).reshape(x.shape)
+
+
 def int4_mm(
     x: torch.Tensor, packed: torch.Tensor, scale_zero: torch.Tensor, group_size: int
 ) -> torch.Tensor:

@@ -2,10 +2,11 @@
 
 Decode runs on our AVX2 kernel (`avx2_kernel`) where it applies, else on torch's
 `_weight_int4pack_mm_for_cpu` (tinygemm); both read the same packed tensor. Their cost grows
-with the number of rows they multiply, so from `few_row_kernel().prefill_min_rows` rows the
-weight is dequantized from that same packed tensor, a block of output rows at a time, and
+with the number of rows they multiply, so from the plan's `prefill_min_rows` rows the weight is
+dequantized from that same packed tensor, a block of output rows at a time, and
 multiplied by the ordinary GEMM: no second copy of the weights is kept, and the transient block
-stays a few tens of MB.
+stays a few tens of MB. Which kernel, which threshold, which GEMM precision and which packed
+layout are decided once per process when the weights load (`KernelPlan`), never in a forward.
 
 torch's packed layout depends on the instruction set the kernel was built for: rows are grouped
 in blocks of 64 (AVX-512) or 32 (AVX2, portable build), each block stored as [K, rows/2] bytes,
@@ -158,10 +159,9 @@ def dequantize_transposed(
     scale_zero: torch.Tensor,
     group_size: int,
     dtype: torch.dtype,
-    layout: PackLayout | None = None,
+    layout: PackLayout,
 ) -> torch.Tensor:
     """The weight as [K, N] in `dtype`, read from torch's packed layout (for tests and blocks)."""
-    layout = layout or native_layout()
     rows, half_k = packed.shape
     out = layout.unpack_rows(packed, torch.empty(half_k * 2, rows, dtype=dtype))
     grouped = out.view(-1, group_size, rows)
@@ -171,39 +171,6 @@ def dequantize_transposed(
     return out
 
 
-@functools.cache
-def prefill_dtype() -> torch.dtype:
-    """bf16 where the CPU multiplies bf16 natively (AMX, AVX512-BF16); fp32 elsewhere.
-
-    Without native bf16 the GEMM converts on the fly and runs several times slower than fp32
-    (measured on AVX2: 1.8 s against 0.25 s for 512x2048 by 2048x6656).
-    """
-    from serving.quantization.probe import probe_hardware
-
-    flags = set(probe_hardware().cpu_flags)
-    return torch.bfloat16 if flags & {"amx_bf16", "avx512_bf16"} else torch.float32
-
-
-def dequantized_matmul(
-    x: torch.Tensor, packed: torch.Tensor, scale_zero: torch.Tensor, group_size: int
-) -> torch.Tensor:
-    """x @ W.T for many rows: dequantize a block of output rows at a time, then GEMM."""
-    rows = packed.shape[0]
-    compute = prefill_dtype()
-    x_compute = x.to(compute)
-    out = torch.empty(x.shape[0], rows, dtype=x.dtype)
-    for start in range(0, rows, _DEQUANT_ROWS):
-        stop = min(rows, start + _DEQUANT_ROWS)
-        weight_t = dequantize_transposed(
-            packed[start:stop], scale_zero[:, start:stop], group_size, compute
-        )
-        out[:, start:stop] = torch.mm(x_compute, weight_t)
-    return out
-
-
-# `adaptive`: the fastest kernel for each row count on this machine; `tinygemm`: torch's kernel
-# for every row count, the baseline `adaptive` is measured against.
-KernelPath = Literal["adaptive", "tinygemm"]
 # Rows from which dequantize + GEMM beats each few-row kernel, whose cost is linear in rows.
 # Measured on 2-core AVX2 hosts. tinygemm at 6656x2048: 31 / 112 / 742 ms at 32 / 64 / 512 rows
 # against 244 / 64 / 234 ms for dequantize + fp32 GEMM (a shared host). Our kernel at
@@ -211,6 +178,103 @@ KernelPath = Literal["adaptive", "tinygemm"]
 # against 129 / 173 / 273 / 473 ms.
 TINYGEMM_PREFILL_MIN_ROWS = 64
 AVX2_PREFILL_MIN_ROWS = 256
+# The baseline path: torch's kernel at every row count, never dequantize.
+NEVER_DEQUANTIZE = 2**62
+
+FewRowKernelName = Literal["avx2", "tinygemm"]
+# `adaptive`: the fastest kernel for each row count on this machine; `tinygemm`: torch's kernel
+# for every row count, the baseline `adaptive` is measured against.
+KernelPath = Literal["adaptive", "tinygemm"]
+
+
+@dataclass(frozen=True)
+class KernelPlan:
+    """Every CPU-dependent choice of the W4A16 path, made once when the weights load.
+
+    A forward pass only reads a plan. torch.compile traces the forward: a decision taken there
+    is either frozen into the graph for the machine that traced it, or, where it builds a
+    probe (a packing round-trip, a random generator), stops the trace altogether.
+    """
+
+    layout: PackLayout
+    few_rows: FewRowKernelName  # the kernel below `prefill_min_rows` rows
+    prefill_min_rows: int  # from here on: dequantize + GEMM in `prefill_dtype`
+    prefill_dtype: torch.dtype
+    reason: str  # why this few-row kernel, for the server's log
+
+    def describe(self) -> str:
+        kernel = "our AVX2 kernel" if self.few_rows == "avx2" else "torch's int4 kernel (tinygemm)"
+        if self.prefill_min_rows >= NEVER_DEQUANTIZE:
+            return f"W4A16 on {kernel} for every row count ({self.reason})"
+        gemm = str(self.prefill_dtype).removeprefix("torch.")
+        return (
+            f"W4A16 on {kernel} below {self.prefill_min_rows} rows ({self.reason}), "
+            f"dequantize + {gemm} GEMM from there"
+        )
+
+
+def native_bf16(cpu_flags: set[str]) -> bool:
+    """Whether the CPU multiplies bf16 in hardware (AMX, AVX512-BF16)."""
+    return bool(cpu_flags & {"amx_bf16", "avx512_bf16"})
+
+
+def choose_plan(
+    path: KernelPath,
+    activations: torch.dtype,
+    cpu_flags: set[str],
+    layout: PackLayout,
+    avx2: avx2_kernel.KernelStatus,
+) -> KernelPlan:
+    """The plan for activations of `activations` on a machine described by the other arguments.
+
+    Prefill multiplies in bf16 only when the activations are bf16 and the CPU has bf16
+    arithmetic: without it the GEMM converts on the fly and runs several times slower than
+    fp32 (measured on AVX2: 1.8 s against 0.25 s for 512x2048 by 2048x6656), and fp32 or fp16
+    activations must not lose precision to a faster format.
+    """
+    prefill = (
+        torch.bfloat16
+        if activations == torch.bfloat16 and native_bf16(cpu_flags)
+        else torch.float32
+    )
+    if path == "tinygemm":
+        return KernelPlan(layout, "tinygemm", NEVER_DEQUANTIZE, prefill, "the baseline method")
+    if not avx2.available:
+        return KernelPlan(layout, "tinygemm", TINYGEMM_PREFILL_MIN_ROWS, prefill, avx2.reason)
+    if activations not in avx2_kernel.SCALE_DTYPES:
+        reason = f"our AVX2 kernel takes no {activations} scales"
+        return KernelPlan(layout, "tinygemm", TINYGEMM_PREFILL_MIN_ROWS, prefill, reason)
+    return KernelPlan(layout, "avx2", AVX2_PREFILL_MIN_ROWS, prefill, avx2.reason)
+
+
+@functools.cache
+def machine_plan(path: KernelPath, activations: torch.dtype) -> KernelPlan:
+    """`choose_plan` for this process's CPU and torch build (probes run once per process)."""
+    from serving.quantization.probe import probe_hardware
+
+    flags = set(probe_hardware().cpu_flags)
+    return choose_plan(path, activations, flags, native_layout(), avx2_kernel.load())
+
+
+def dequantized_matmul(
+    x: torch.Tensor,
+    packed: torch.Tensor,
+    scale_zero: torch.Tensor,
+    group_size: int,
+    layout: PackLayout,
+    compute: torch.dtype,
+) -> torch.Tensor:
+    """x @ W.T for many rows: dequantize a block of output rows at a time, then GEMM."""
+    rows = packed.shape[0]
+    x_compute = x.to(compute)
+    out = torch.empty(x.shape[0], rows, dtype=x.dtype)
+    for start in range(0, rows, _DEQUANT_ROWS):
+        stop = min(rows, start + _DEQUANT_ROWS)
+        weight_t = dequantize_transposed(
+            packed[start:stop], scale_zero[:, start:stop], group_size, compute, layout
+        )
+        out[:, start:stop] = torch.mm(x_compute, weight_t)
+    return out
 
 
 def tinygemm_mm(
@@ -221,49 +285,74 @@ def tinygemm_mm(
     )
 
 
-@dataclass(frozen=True)
-class FewRowKernel:
-    """The kernel the adaptive path uses below `prefill_min_rows` rows, and why that one."""
-
-    name: str
-    multiply: Callable[[torch.Tensor, torch.Tensor, torch.Tensor, int], torch.Tensor]
-    prefill_min_rows: int
-
-
-@functools.cache
-def few_row_kernel(dtype: torch.dtype = torch.bfloat16) -> FewRowKernel:
-    """Ours where it runs and takes scales of `dtype` (the activations'), else torch's."""
-    status = avx2_kernel.load()
-    if not status.available:
-        return FewRowKernel(f"tinygemm ({status.reason})", tinygemm_mm, TINYGEMM_PREFILL_MIN_ROWS)
-    if dtype not in avx2_kernel.SCALE_DTYPES:
-        reason = f"our AVX2 kernel takes no {dtype} scales"
-        return FewRowKernel(f"tinygemm ({reason})", tinygemm_mm, TINYGEMM_PREFILL_MIN_ROWS)
-    return FewRowKernel("our AVX2 kernel", avx2_kernel.int4_mm, AVX2_PREFILL_MIN_ROWS)
+def _few_row_multiply(
+    name: str,
+) -> Callable[[torch.Tensor, torch.Tensor, torch.Tensor, int], torch.Tensor]:
+    return avx2_kernel.int4_mm if name == "avx2" else tinygemm_mm
 
 
 @torch.library.custom_op("phone_agent::w4a16_linear", mutates_args=())
 def w4a16_linear(
-    x: torch.Tensor, packed: torch.Tensor, scale_zero: torch.Tensor, group_size: int, path: str
+    x: torch.Tensor,
+    packed: torch.Tensor,
+    scale_zero: torch.Tensor,
+    group_size: int,
+    few_rows: str,
+    prefill_min_rows: int,
+    block_rows: int,
+    half_split: bool,
+    prefill_dtype: torch.dtype,
 ) -> torch.Tensor:
-    """x [M, K] (bf16) times the int4 weight, on the kernel `path` picks for M rows.
+    """x [M, K] times the int4 weight, on the kernel the plan's arguments pick for M rows.
 
     A custom op, so that torch.compile keeps the row-count branch at run time instead of
-    specialising the graph on the row count it was traced with.
+    specialising the graph on the row count it was traced with. It takes the plan as plain
+    arguments (`plan_arguments`), so the graph carries them as constants and nothing here
+    asks the machine anything.
     """
-    if path == "tinygemm":
-        return tinygemm_mm(x, packed, scale_zero, group_size)
-    kernel = few_row_kernel(scale_zero.dtype)
-    if x.shape[0] >= kernel.prefill_min_rows:
-        return dequantized_matmul(x, packed, scale_zero, group_size)
-    return kernel.multiply(x, packed, scale_zero, group_size)
+    if x.shape[0] >= prefill_min_rows:
+        layout = PackLayout(block_rows, half_split)
+        return dequantized_matmul(x, packed, scale_zero, group_size, layout, prefill_dtype)
+    return _few_row_multiply(few_rows)(x, packed, scale_zero, group_size)
 
 
 @w4a16_linear.register_fake
 def _(
-    x: torch.Tensor, packed: torch.Tensor, scale_zero: torch.Tensor, group_size: int, path: str
+    x: torch.Tensor,
+    packed: torch.Tensor,
+    scale_zero: torch.Tensor,
+    group_size: int,
+    few_rows: str,
+    prefill_min_rows: int,
+    block_rows: int,
+    half_split: bool,
+    prefill_dtype: torch.dtype,
 ) -> torch.Tensor:
     return x.new_empty(x.shape[0], packed.shape[0])
+
+
+def plan_arguments(plan: KernelPlan) -> tuple[str, int, int, bool, torch.dtype]:
+    """The plan as the trailing arguments of `w4a16_linear`."""
+    return (
+        plan.few_rows,
+        plan.prefill_min_rows,
+        plan.layout.block_rows,
+        plan.layout.half_split,
+        plan.prefill_dtype,
+    )
+
+
+def linear(
+    x: torch.Tensor,
+    packed: torch.Tensor,
+    scale_zero: torch.Tensor,
+    group_size: int,
+    plan: KernelPlan,
+) -> torch.Tensor:
+    result: torch.Tensor = torch.ops.phone_agent.w4a16_linear(
+        x, packed, scale_zero, group_size, *plan_arguments(plan)
+    )
+    return result
 
 
 def gather_rows(
@@ -271,10 +360,13 @@ def gather_rows(
     scale_zero: torch.Tensor,
     group_size: int,
     row_ids: torch.Tensor,
+    layout: PackLayout,
     dtype: torch.dtype = torch.bfloat16,
 ) -> torch.Tensor:
-    """Rows `row_ids` of the int4 weight, dequantized: the embedding lookup of a tied table."""
-    layout = native_layout()
+    """Rows `row_ids` of the int4 weight, dequantized: the embedding lookup of a tied table.
+
+    Traced by torch.compile: `layout` comes from the plan made at load, never from a probe here.
+    """
     rows, half_k = packed.shape
     k = half_k * 2
     flat_ids = row_ids.reshape(-1)

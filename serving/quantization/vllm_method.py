@@ -4,15 +4,18 @@ Registered under two names, one per kernel path, because vLLM keys its compile c
 quantization method's name (not on the checkpoint's quantization_config): graphs built for
 different paths must never share a cached artifact.
 
-- `phone_agent_w4a16`: below `int4pack.few_row_kernel().prefill_min_rows` rows our AVX2 kernel
-  where it could be built (`avx2_kernel` says where not), torch's tinygemm elsewhere;
-  dequantize + GEMM above;
+- `phone_agent_w4a16`: below the plan's `prefill_min_rows` rows our AVX2 kernel where it could
+  be built (`avx2_kernel` says where not), torch's tinygemm elsewhere; dequantize + GEMM above;
 - `phone_agent_w4a16_tinygemm`: torch's tinygemm for every row count, the baseline the other
   path is measured against.
 
 A checkpoint names its default path in `quantization_config.path`; `--quantization NAME` picks
 the other. Linear layers and the (tied) embedding table are int4; vLLM's Spark model shares one
 module between the embedding lookup and the output head, so one packed table serves both.
+
+Every choice that depends on the CPU (`int4pack.KernelPlan`) is made in
+`process_weights_after_loading`, before vLLM traces the forward for torch.compile; `apply` and
+`embedding` only read the plan.
 """
 
 from __future__ import annotations
@@ -45,17 +48,11 @@ _log = logging.getLogger("vllm.phone_agent.w4a16")
 
 
 @functools.cache
-def _announce_kernels(path: KernelPath, dtype: torch.dtype) -> None:
-    """Log once per process which kernels serve (building ours now rather than mid-request)."""
-    if path == "tinygemm":
-        _log.info("W4A16 on torch's int4 kernel (tinygemm) for every row count")
-        return
-    kernel = int4pack.few_row_kernel(dtype)
-    _log.info(
-        "W4A16 on %s below %d rows, dequantize + GEMM from there",
-        kernel.name,
-        kernel.prefill_min_rows,
-    )
+def _plan(path: KernelPath, activations: torch.dtype) -> int4pack.KernelPlan:
+    """The plan for this process, logged once (building our kernel now rather than mid-request)."""
+    plan = int4pack.machine_plan(path, activations)
+    _log.info(plan.describe())
+    return plan
 
 
 class W4A16Config(QuantizationConfig):
@@ -116,6 +113,7 @@ class W4A16LinearMethod(LinearMethodBase):
     def __init__(self, config: W4A16Config) -> None:
         self.config = config
         self.params_dtype = torch.bfloat16
+        self.plan: int4pack.KernelPlan | None = None  # made once the weights are loaded
 
     def create_weights(
         self,
@@ -142,7 +140,7 @@ class W4A16LinearMethod(LinearMethodBase):
         self.params_dtype = params_dtype
 
     def process_weights_after_loading(self, layer: torch.nn.Module) -> None:
-        _announce_kernels(self.config.path, self.params_dtype)
+        self.plan = _plan(self.config.path, self.params_dtype)
         int4pack.repack_rows_(layer.get_parameter("qweight").data)
         scale_zero = int4pack.scales_and_zeros(
             layer.get_parameter("scales").data,
@@ -157,16 +155,21 @@ class W4A16LinearMethod(LinearMethodBase):
         self, layer: torch.nn.Module, x: torch.Tensor, bias: torch.Tensor | None = None
     ) -> torch.Tensor:
         rows = x.reshape(-1, x.shape[-1])
-        out = torch.ops.phone_agent.w4a16_linear(
+        out = int4pack.linear(
             rows,
             layer.get_parameter("qweight"),
             layer.get_parameter("scale_zero"),
             self.config.group_size,
-            self.config.path,
+            self._loaded_plan(),
         )
         if bias is not None:
             out = out + bias
         return out.reshape(*x.shape[:-1], out.shape[-1])
+
+    def _loaded_plan(self) -> int4pack.KernelPlan:
+        if self.plan is None:
+            raise RuntimeError("W4A16 layer used before its weights were loaded")
+        return self.plan
 
 
 class W4A16EmbeddingMethod(W4A16LinearMethod):
@@ -178,6 +181,7 @@ class W4A16EmbeddingMethod(W4A16LinearMethod):
             layer.get_parameter("scale_zero"),
             self.config.group_size,
             input_,
+            self._loaded_plan().layout,
             self.params_dtype,
         )
 
