@@ -28,13 +28,13 @@ def test_every_step_is_split_into_model_device_and_our_own_stages() -> None:
         "SystemWifiTurnOn",
         "Turn on Wi-Fi.",
     )
-    assert [(s.mode, s.episode, s.step, s.first) for s in report.steps] == [
-        ("off", 1, 1, True),
-        ("off", 1, 2, False),
-        ("off", 1, 3, False),
-        ("on", 1, 1, True),
-        ("on", 1, 2, False),
-        ("on", 1, 3, False),
+    assert [(s.mode, s.episode, s.step, s.phase) for s in report.steps] == [
+        ("off", 1, 1, "cold"),
+        ("off", 1, 2, "later"),
+        ("off", 1, 3, "later"),
+        ("on", 1, 1, "cold"),
+        ("on", 1, 2, "later"),
+        ("on", 1, 3, "later"),
     ]
     assert [s.call for s in report.steps] == ["open_app", "tap", "tap"] * 2
     for timing in report.steps:
@@ -55,9 +55,12 @@ def test_every_step_is_split_into_model_device_and_our_own_stages() -> None:
     assert thinking == [False] * 3 + [True] * 3
 
 
-def test_each_episode_gets_its_own_cold_prompt_prefix() -> None:
-    with ScriptedServer([*WIFI_PLAN[:2], *WIFI_PLAN[:2]]) as server:
-        step.run_step_bench(ClientSettings(base_url=server.base_url), steps=2, modes=("off", "on"))
+def test_each_mode_starts_cold_and_its_episodes_share_the_system_prompt() -> None:
+    plan = [*WIFI_PLAN[:2]] * 4
+    with ScriptedServer(plan) as server:
+        report = step.run_step_bench(
+            ClientSettings(base_url=server.base_url), steps=4, episode_steps=2
+        )
     heads = [
         (
             r.body["messages"][0]["content"].split("]")[0],
@@ -65,9 +68,17 @@ def test_each_episode_gets_its_own_cold_prompt_prefix() -> None:
         )
         for r in server.chat_requests
     ]
-    assert heads[0] == heads[1] and heads[2] == heads[3]  # shared within an episode
-    assert heads[1] != heads[2]  # not across episodes
+    assert len(set(heads[:4])) == 1 and len(set(heads[4:])) == 1  # shared within a mode
+    assert heads[0] != heads[4]  # a mode's first step finds nothing of the other's
     assert all(system == tool for system, tool in heads)  # system message and tools marked
+    assert [(s.episode, s.step, s.phase) for s in report.steps[:4]] == [
+        (1, 1, "cold"),
+        (1, 2, "later"),
+        (2, 1, "episode_start"),
+        (2, 2, "later"),
+    ]
+    off = report.modes[0]
+    assert off.episodes == 2 and off.episode_start is not None and off.episode_start.steps == 1
 
 
 def test_a_short_episode_is_followed_by_another_until_the_steps_are_collected() -> None:
@@ -248,7 +259,7 @@ class _CachingStreamServer:
 
 
 def test_streamed_steps_show_later_prompts_cheaper_than_the_first() -> None:
-    targets = iter([None, "Network & internet", "Internet"] * 2)
+    targets = iter([None, "Network & internet", "Internet", None, "Network & internet"] * 2)
 
     def reply(request: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         target = next(targets)
@@ -257,15 +268,19 @@ def test_streamed_steps_show_later_prompts_cheaper_than_the_first() -> None:
         return "tap", {"index": index_of(request, target)}
 
     with _CachingStreamServer(reply).running() as server:
-        report = step.run_step_bench(ClientSettings(base_url=server.base_url), steps=3)
+        report = step.run_step_bench(
+            ClientSettings(base_url=server.base_url), steps=5, episode_steps=3
+        )
     assert report.streamed and report.model == "streamer"
     for timing in report.steps:
         assert timing.ttft_ms is not None and 0 < timing.ttft_ms <= timing.model_ms
-    first = [s for s in report.steps if s.first]
-    later = [s for s in report.steps if not s.first]
-    assert max(s.cached_tokens or 0 for s in first) < min(s.cached_tokens or 0 for s in later)
+    cold = [s for s in report.steps if s.phase == "cold"]
+    warm = [s for s in report.steps if s.phase != "cold"]
+    assert max(s.cached_tokens or 0 for s in cold) < min(s.cached_tokens or 0 for s in warm)
     assert report.later_vs_first_ttft is not None and report.later_vs_first_ttft < 0.8
     assert all(m.later_vs_first_ttft is not None for m in report.modes)
+    assert report.episode_start_vs_first_ttft is not None
+    assert report.episode_start_vs_first_ttft < 0.8
 
 
 # -- the command -------------------------------------------------------------------------------

@@ -103,6 +103,12 @@ def _add_step(benchmarks: Any) -> None:
     parser.add_argument("--model", default=None, help="model name (default: the server's first)")
     parser.add_argument("--steps", type=int, metavar="N", help="decisions per thinking mode (5)")
     parser.add_argument(
+        "--episode-steps",
+        type=int,
+        metavar="N",
+        help="steps per episode, so that later episodes show what they reuse (all --steps)",
+    )
+    parser.add_argument(
         "--thinking", choices=("off", "on", "both"), default="both", help="modes to run (both)"
     )
     parser.add_argument(
@@ -149,6 +155,7 @@ def _run_step(args: argparse.Namespace) -> int:
         task_name=args.task or step.DEFAULT_TASK,
         modes=modes,
         progress=progress,
+        episode_steps=args.episode_steps,
     )
     print(report.model_dump_json(indent=2) if args.json else step.render_text(report))
     return 0

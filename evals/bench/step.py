@@ -13,14 +13,17 @@ dumps read during the step), `render` (the user turn built from the screen), `re
 (the step's trajectory line written and flushed). What the stages leave unexplained is
 `unattributed_ms`.
 
-Prefix cache. Each episode puts a short marker of its own at the start of the system message
-and of the first tool's description, so its first step finds nothing of its prompt in the
-server's prefix cache, as on a server just started, while its later steps share the prefix
-(system, tools, goal) with the step before. Time to first token (the first streamed chunk) is
-the prompt processing time plus one decoded token; `later_vs_first_ttft` compares later steps
-with first steps, and `cached_tokens` shows the cache at work where the server reports it
-(vLLM: `--enable-prompt-tokens-details`). A server that ignores `stream` still works: its
-steps have no time to first token.
+Prefix cache. Each thinking mode of a run puts a short marker of its own at the start of the
+system message and of the first tool's description, so the first step of its first episode
+finds nothing of its prompt in the server's prefix cache (`cold`), as on a server just started.
+Its later episodes share that system message and those tools byte for byte, as a user's
+episodes do, so their first steps (`episode_start`) may reuse them; the steps after an
+episode's first (`later`) share the system message, tools, goal and unchanged history with the
+step before. Time to first token (the first streamed chunk) is the prompt processing time plus
+one decoded token; `later_vs_first_ttft` and `episode_start_vs_first_ttft` compare those
+phases with the cold step, and `cached_tokens` shows the cache at work where the server
+reports it (vLLM: `--enable-prompt-tokens-details`). A server that ignores `stream` still
+works: its steps have no time to first token.
 """
 
 from __future__ import annotations
@@ -67,6 +70,8 @@ DEFAULT_STEPS = 5
 T = TypeVar("T")
 Clock = Callable[[], float]
 ThinkingMode = Literal["off", "on"]
+# cold: the first step of a mode's first episode; episode_start: the first step of a later one
+Phase = Literal["cold", "episode_start", "later"]
 
 
 class BenchStepError(RuntimeError):
@@ -81,7 +86,7 @@ class StepTiming(BaseModel):
     thinking: bool  # this step's (the guards turn thinking on after a repeated action)
     episode: int
     step: int
-    first: bool  # the episode's first step: nothing of its prompt cached
+    phase: Phase
     call: str | None  # the tool the reply called, None when it had no usable call
     prompt_tokens: int | None
     cached_tokens: int | None  # prompt tokens the server took from its prefix cache, if told
@@ -116,9 +121,11 @@ class ModeReport(BaseModel):
     thinking: ThinkingMode
     episodes: int
     stop_reasons: list[str]
-    first: PhaseMedians
+    first: PhaseMedians  # the cold step
+    episode_start: PhaseMedians | None
     later: PhaseMedians | None
     later_vs_first_ttft: float | None
+    episode_start_vs_first_ttft: float | None
 
 
 class OverheadCheck(BaseModel):
@@ -134,10 +141,12 @@ class StepReport(BaseModel):
     task: str
     goal: str
     steps_per_mode: int
+    episode_steps: int
     streamed: bool
     steps: list[StepTiming]
     modes: list[ModeReport]
-    later_vs_first_ttft: float | None  # median over all modes' later and first steps
+    later_vs_first_ttft: float | None  # median over all modes' later and cold steps
+    episode_start_vs_first_ttft: float | None
     overhead: OverheadCheck
 
 
@@ -157,7 +166,7 @@ class StreamingPolicy:
     """A Policy that streams chat completions and times each one.
 
     Same request as the model client (messages, tools, tool choice, sampling, thinking switch,
-    token caps) with the episode marker added; one request per step, no continuation.
+    token caps) with the run's marker added; one request per step, no continuation.
     """
 
     def __init__(
@@ -179,8 +188,9 @@ class StreamingPolicy:
         self._http.close()
 
     def start_episode(self) -> None:
-        """A new marker (a cold prompt prefix) and a clean record of decisions."""
-        self.marker = uuid.uuid4().hex[:8]
+        """A clean record of decisions; the marker stays, as a user's system prompt does."""
+        if not self.marker:
+            self.marker = uuid.uuid4().hex[:8]
         self.decisions = []
         self.failure = None
 
@@ -450,6 +460,12 @@ def _play(
     )
 
 
+def _phase(episode: int, step: int) -> Phase:
+    if step > 1:
+        return "later"
+    return "cold" if episode == 1 else "episode_start"
+
+
 def _elapsed_ms(run: Callable[[], object]) -> float:
     started = time.perf_counter_ns()
     run()
@@ -486,7 +502,7 @@ def _timings(
                     thinking=bool(decision.reply.thinking),
                     episode=number,
                     step=record.step,
-                    first=record.step == 1,
+                    phase=_phase(number, record.step),
                     call=record.call.name,
                     prompt_tokens=decision.reply.prompt_tokens,
                     cached_tokens=decision.cached_tokens,
@@ -569,13 +585,18 @@ def run_step_bench(
     modes: tuple[ThinkingMode, ...] = ("off", "on"),
     clock: Clock = time.perf_counter,
     progress: Callable[[StepTiming], None] | None = None,
+    episode_steps: int | None = None,
 ) -> StepReport:
-    """`steps` decisions per thinking mode on the simulator task `task_name`."""
+    """`steps` decisions per thinking mode on the simulator task `task_name`, in episodes of at
+    most `episode_steps` steps (default: as many as `steps`)."""
     task = TASKS_BY_NAME.get(task_name)
     if task is None:
         raise BenchInputError(f"no simulator task {task_name!r}; e.g. {DEFAULT_TASK}")
     if steps < 1:
         raise BenchInputError("--steps must be at least 1")
+    episode_steps = steps if episode_steps is None else episode_steps
+    if episode_steps < 1:
+        raise BenchInputError("--episode-steps must be at least 1")
     client = ModelClient(settings)
     try:
         model = client.model_name()  # fails fast, in one line, when nothing serves
@@ -596,7 +617,12 @@ def run_step_bench(
                         break
                     trajectory = Path(scratch) / f"{mode}-{number}.jsonl"
                     episode = _play(
-                        goal, task.initial_state(0), policy, remaining, trajectory, clock
+                        goal,
+                        task.initial_state(0),
+                        policy,
+                        min(remaining, episode_steps),
+                        trajectory,
+                        clock,
                     )
                     stop_reasons.append(episode.stop_reason)
                     timings = _timings(
@@ -618,10 +644,12 @@ def run_step_bench(
         task=task.name,
         goal=goal,
         steps_per_mode=steps,
+        episode_steps=episode_steps,
         streamed=all(s.ttft_ms is not None for s in all_steps),
         steps=all_steps,
         modes=reports,
-        later_vs_first_ttft=_ttft_ratio(all_steps),
+        later_vs_first_ttft=_ttft_ratio(all_steps, "later"),
+        episode_start_vs_first_ttft=_ttft_ratio(all_steps, "episode_start"),
         overhead=OverheadCheck(
             median_pct=round(median_pct, 3),
             max_pct=round(max(percents), 3),
@@ -634,15 +662,19 @@ def run_step_bench(
 def _mode_report(
     mode: ThinkingMode, stop_reasons: list[str], steps: list[StepTiming]
 ) -> ModeReport:
-    first = [s for s in steps if s.first]
-    later = [s for s in steps if not s.first]
+    def phase(name: Phase) -> PhaseMedians | None:
+        chosen = [s for s in steps if s.phase == name]
+        return _medians(chosen) if chosen else None
+
     return ModeReport(
         thinking=mode,
         episodes=len(stop_reasons),
         stop_reasons=stop_reasons,
-        first=_medians(first),
-        later=_medians(later) if later else None,
-        later_vs_first_ttft=_ttft_ratio(steps),
+        first=_medians([s for s in steps if s.phase == "cold"]),
+        episode_start=phase("episode_start"),
+        later=phase("later"),
+        later_vs_first_ttft=_ttft_ratio(steps, "later"),
+        episode_start_vs_first_ttft=_ttft_ratio(steps, "episode_start"),
     )
 
 
@@ -666,12 +698,13 @@ def _medians(steps: list[StepTiming]) -> PhaseMedians:
     )
 
 
-def _ttft_ratio(steps: list[StepTiming]) -> float | None:
-    first = [s.ttft_ms for s in steps if s.first and s.ttft_ms is not None]
-    later = [s.ttft_ms for s in steps if not s.first and s.ttft_ms is not None]
-    if not first or not later:
+def _ttft_ratio(steps: list[StepTiming], phase: Phase) -> float | None:
+    """Median time to first token of `phase` steps over that of the cold steps."""
+    cold = [s.ttft_ms for s in steps if s.phase == "cold" and s.ttft_ms is not None]
+    other = [s.ttft_ms for s in steps if s.phase == phase and s.ttft_ms is not None]
+    if not cold or not other:
         return None
-    return round(statistics.median(later) / statistics.median(first), 4)
+    return round(statistics.median(other) / statistics.median(cold), 4)
 
 
 # -- text output -------------------------------------------------------------------------------
@@ -683,24 +716,29 @@ def render_text(report: StepReport) -> str:
 
     lines = [
         f"{report.model} at {report.base_url}, task {report.task}: {report.goal}",
-        f"{'thinking':<8} {'steps':<6} {'n':>3} {'prompt tok':>10} {'cached':>7} {'TTFT ms':>9} "
+        f"{'thinking':<8} {'steps':<8} {'n':>3} {'prompt tok':>10} {'cached':>7} {'TTFT ms':>9} "
         f"{'model ms':>9} {'device ms':>9} {'ours ms':>8} {'ours %':>7}",
     ]
     for mode in report.modes:
-        for label, phase in (("first", mode.first), ("later", mode.later)):
+        phases = (("cold", mode.first), ("ep.start", mode.episode_start), ("later", mode.later))
+        for label, phase in phases:
             if phase is None:
                 continue
             lines.append(
-                f"{mode.thinking:<8} {label:<6} {phase.steps:>3} "
+                f"{mode.thinking:<8} {label:<8} {phase.steps:>3} "
                 f"{cell(phase.prompt_tokens, 0):>10} {cell(phase.cached_tokens, 0):>7} "
                 f"{cell(phase.ttft_ms):>9} {phase.model_ms:>9.1f} {phase.device_ms:>9.2f} "
                 f"{phase.overhead_ms:>8.2f} {phase.overhead_pct:>7.3f}"
             )
-    ratio = report.later_vs_first_ttft
-    lines.append(
-        "later steps' time to first token / first steps': "
-        + ("- (the server did not stream)" if ratio is None else f"{ratio:.3f}")
-    )
+    for name, ratio in (
+        ("later steps'", report.later_vs_first_ttft),
+        ("later episodes' first steps'", report.episode_start_vs_first_ttft),
+    ):
+        shown = "- (the server did not stream)" if not report.streamed else "-"
+        lines.append(
+            f"{name} time to first token / the cold step's: "
+            + (shown if ratio is None else f"{ratio:.3f}")
+        )
     check = report.overhead
     lines.append(
         f"our overhead: median {check.median_pct:.3f}% of a step, max {check.max_pct:.3f}% "
