@@ -189,11 +189,7 @@ class BrowserPage(Page):
         path = self.selected[0]
 
         def rename(name: str) -> str | None:
-            problem = storage.valid_name(name)
-            if problem is None:
-                problem = storage.relocate(
-                    self.state, path, storage.join(storage.parent(path), name)
-                )
+            problem = storage.rename(self.state, path, name)
             if problem is None:
                 self.selected = []
             return problem
@@ -205,17 +201,7 @@ class BrowserPage(Page):
         )
 
     def _new_folder(self) -> None:
-        folder = self.here.folder
-
-        def create(name: str) -> str | None:
-            problem = storage.valid_name(name)
-            path = storage.join(folder, name)
-            if problem is None and storage.exists(self.state, path):
-                problem = f"{name} already exists"
-            if problem is None:
-                storage.create_folder(self.state, path)
-            return problem
-
+        create = partial(storage.make_folder, self.state, self.here.folder)
         self.phone.open_dialog(
             TextPromptDialog(
                 self.phone, FILES, "New folder", "", "Folder name", create, "android:id/text1"
@@ -554,14 +540,11 @@ class MovePickerPage(Page):
         return False
 
     def _move(self) -> None:
-        for path in self.paths:
-            problem = storage.relocate(
-                self.state, path, storage.join(self.folder, storage.name_of(path))
-            )
-            if problem is not None:
-                self.error = problem
-                self.phone.changes += 1
-                return
+        problem = storage.move_into(self.state, self.paths, self.folder)
+        if problem is not None:
+            self.error = problem
+            self.phone.changes += 1
+            return
         self.browser.selected = []
         self.phone.pop(self)
 

@@ -101,6 +101,22 @@ def _action_bar(
     )
 
 
+def _ask_new_name(phone: Phone, path: str, renamed: Callable[[str], None]) -> None:
+    """Markor's rename prompt for `path`; `renamed(new_path)` runs once the file has it."""
+
+    def rename(name: str) -> str | None:
+        problem = storage.rename(phone.state, path, name)
+        if problem is None:
+            renamed(storage.join(storage.parent(path), name))
+        return problem
+
+    phone.open_dialog(
+        TextPromptDialog(
+            phone, MARKOR, "Rename", storage.name_of(path), "Name", rename, _mid("new_name")
+        )
+    )
+
+
 class NewFileDialog(Dialog):
     """Name, extension and type of a new file; Folder makes a folder of that name instead."""
 
@@ -144,13 +160,10 @@ class NewFileDialog(Dialog):
         self.phone.push(EditorPage(self.phone, target, focus=True))
 
     def _folder(self) -> None:
-        target = self._target()
-        if target is None:
+        problem = storage.make_folder(self.phone.state, self.page.folder, self.name.text.strip())
+        if problem is not None:
+            self._fail(problem)
             return
-        if storage.exists(self.phone.state, target):
-            self._fail(f"{storage.name_of(target)} already exists")
-            return
-        storage.create_folder(self.phone.state, target)
         self.phone.close_dialog(self)
 
     def window(self) -> View:
@@ -228,13 +241,11 @@ class MoveDialog(Dialog):
         self.phone.changes += 1
 
     def _ok(self) -> None:
-        state = self.phone.state
-        for path in self.paths:
-            error = storage.relocate(state, path, storage.join(self.folder, storage.name_of(path)))
-            if error is not None:
-                self.error = error
-                self.phone.changes += 1
-                return
+        error = storage.move_into(self.phone.state, self.paths, self.folder)
+        if error is not None:
+            self.error = error
+            self.phone.changes += 1
+            return
         self.phone.close_dialog(self)
         self.page.end_selection()
 
@@ -336,29 +347,7 @@ class FileListPage(Page):
         )
 
     def _rename(self) -> None:
-        path = self.selected[0]
-
-        def rename(name: str) -> str | None:
-            problem = storage.valid_name(name)
-            if problem is None:
-                problem = storage.relocate(
-                    self.state, path, storage.join(storage.parent(path), name)
-                )
-            if problem is None:
-                self.end_selection()
-            return problem
-
-        self.phone.open_dialog(
-            TextPromptDialog(
-                self.phone,
-                MARKOR,
-                "Rename",
-                storage.name_of(path),
-                "Name",
-                rename,
-                _mid("new_name"),
-            )
-        )
+        _ask_new_name(self.phone, self.selected[0], lambda _: self.end_selection())
 
     def _more(self) -> None:
         if self.selected:
@@ -580,26 +569,10 @@ class EditorPage(Page):
         self.phone.type_text(markup)
 
     def _rename(self) -> None:
-        def rename(name: str) -> str | None:
-            problem = storage.valid_name(name)
-            new_path = storage.join(storage.parent(self.path), name)
-            if problem is None:
-                problem = storage.relocate(self.state, self.path, new_path)
-            if problem is None:
-                self.path = new_path
-            return problem
+        _ask_new_name(self.phone, self.path, self._renamed)
 
-        self.phone.open_dialog(
-            TextPromptDialog(
-                self.phone,
-                MARKOR,
-                "Rename",
-                storage.name_of(self.path),
-                "Name",
-                rename,
-                _mid("new_name"),
-            )
-        )
+    def _renamed(self, new_path: str) -> None:
+        self.path = new_path
 
     def _preview(self, frame: Rect) -> View:
         bar = _action_bar(

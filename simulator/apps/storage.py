@@ -128,6 +128,35 @@ def valid_name(name: str) -> str | None:
     return None
 
 
+def rename(state: DeviceState, path: str, name: str) -> str | None:
+    """Give `path` a new name in the same folder; an error, or None."""
+    problem = valid_name(name)
+    if problem is None:
+        problem = relocate(state, path, join(parent(path), name))
+    return problem
+
+
+def move_into(state: DeviceState, paths: list[str], folder: str) -> str | None:
+    """Move each of `paths` into `folder`, stopping at the first that cannot go; an error, or
+    None when all moved."""
+    for path in paths:
+        problem = relocate(state, path, join(folder, name_of(path)))
+        if problem is not None:
+            return problem
+    return None
+
+
+def make_folder(state: DeviceState, folder: str, name: str) -> str | None:
+    """Create the folder `name` inside `folder`; an error, or None."""
+    problem = valid_name(name)
+    path = join(folder, name)
+    if problem is None and exists(state, path):
+        problem = f"{name} already exists"
+    if problem is None:
+        create_folder(state, path)
+    return problem
+
+
 def size_bytes(path: str, content: str) -> int:
     """A text file's real size; other files (photos, PDFs) get a stable size of their own."""
     if content or posixpath.splitext(path)[1].lower() in (".md", ".txt"):
