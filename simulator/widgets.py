@@ -85,6 +85,17 @@ def icon_button(desc: str, box: Rect, on_tap: Handler | None, rid_: str = "") ->
     )
 
 
+def menu_item(desc: str, box: Rect, on_tap: Handler, rid_: str = "") -> View:
+    """An icon in an action bar: AppCompat's ActionMenuItemView, a Button named by its
+    description."""
+    return View(BUTTON, box, rid=rid_, desc=desc, clickable=True, focusable=True, on_tap=on_tap)
+
+
+def overflow_button(box: Rect, on_tap: Handler) -> View:
+    """The action bar's overflow (⋮) button: AppCompat draws it as an ImageView."""
+    return View(IMAGE, box, desc="More options", clickable=True, focusable=True, on_tap=on_tap)
+
+
 @dataclass
 class Field:
     """The contents of one text input; the focused field receives typed text."""

@@ -10,10 +10,11 @@ from simulator.apps.timepicker import TimePickerDialog
 from simulator.display import WIDTH
 from simulator.runtime import Dialog, Page, Phone
 from simulator.state import CALENDAR, Event
-from simulator.view import BUTTON, FRAME, LINEAR, SWITCH, Rect, ScrollState, View, rid
+from simulator.view import FRAME, LINEAR, SWITCH, TEXT, Rect, ScrollState, View, rid
 from simulator.widgets import (
     Field,
     alert_dialog,
+    button,
     edit_text,
     fab,
     icon_button,
@@ -218,14 +219,8 @@ class EventEditorPage(Page):
         self.phone.pop(self)
 
     def content(self, frame: Rect) -> View:
-        save = View(
-            BUTTON,
-            Rect(800, frame.y1 + 30, 1038, frame.y1 + 138),
-            rid=_eid("save"),
-            text="Save",
-            clickable=True,
-            focusable=True,
-            on_tap=self._save,
+        save = button(
+            "Save", Rect(800, frame.y1 + 30, 1038, frame.y1 + 138), self._save, _eid("save")
         )
         y = frame.y1 + 190
         start = format_time(f"{self.hour:02d}:{self.minute:02d}")
@@ -273,7 +268,7 @@ class EventEditorPage(Page):
                             rid=_eid("start_date"),
                         ),
                         View(
-                            "android.widget.TextView",
+                            TEXT,
                             Rect(760, y + 380, 1038, y + 500),
                             rid=_eid("start_time"),
                             text=start,

@@ -10,20 +10,17 @@ from simulator.apps.timepicker import TimePickerDialog
 from simulator.display import WIDTH
 from simulator.runtime import Dialog, Page, Phone
 from simulator.state import CLOCK, Alarm
-from simulator.view import (
-    BUTTON,
-    CARD,
-    FRAME,
-    IMAGE_BUTTON,
-    LINEAR,
-    SWITCH,
-    TEXT,
-    Rect,
-    ScrollState,
-    View,
-    rid,
+from simulator.view import CARD, FRAME, LINEAR, SWITCH, TEXT, Rect, ScrollState, View, rid
+from simulator.widgets import (
+    Field,
+    alert_dialog,
+    button,
+    edit_text,
+    fab,
+    icon_button,
+    recycler,
+    text,
 )
-from simulator.widgets import Field, alert_dialog, edit_text, fab, recycler, text
 
 TABS = ("Alarm", "Clock", "Timer", "Stopwatch", "Bedtime")
 
@@ -248,13 +245,8 @@ class ClockPage(Page):
                 rid=_cid("toolbar"),
                 children=[
                     text(self.tab, 63, frame.y1 + 48, 60, 700, rid=_cid("action_bar_title")),
-                    View(
-                        IMAGE_BUTTON,
-                        Rect(933, frame.y1 + 10, 1080, frame.y1 + 158),
-                        desc="More options",
-                        clickable=True,
-                        focusable=True,
-                        on_tap=lambda: None,
+                    icon_button(
+                        "More options", Rect(933, frame.y1 + 10, 1080, frame.y1 + 158), lambda: None
                     ),
                 ],
             ),
@@ -293,14 +285,11 @@ class ClockPage(Page):
             x = 150 + column * 270
             top = y + 330 + row * 210
             keys.append(
-                View(
-                    BUTTON,
+                button(
+                    label,
                     Rect(x, top, x + 240, top + 190),
-                    rid=_cid(f"timer_setup_digit_{label}"),
-                    text=label,
-                    clickable=True,
-                    focusable=True,
-                    on_tap=partial(self._key, label),
+                    partial(self._key, label),
+                    _cid(f"timer_setup_digit_{label}"),
                 )
             )
         children: list[View] = [
@@ -360,14 +349,11 @@ class ClockPage(Page):
                         900,
                         rid=_cid("timer_state"),
                     ),
-                    View(
-                        BUTTON,
+                    button(
+                        "+1:00",
                         Rect(84, card.y2 - 200, 400, card.y2 - 60),
-                        rid=_cid("reset_add"),
-                        text="+1:00",
-                        clickable=True,
-                        focusable=True,
-                        on_tap=self._add_minute,
+                        self._add_minute,
+                        _cid("reset_add"),
                     ),
                     _round_button(
                         "Delete",
@@ -545,14 +531,11 @@ class ClockPage(Page):
             )
         desc = "Collapse alarm" if expanded else "Expand alarm"
         children.append(
-            View(
-                IMAGE_BUTTON,
+            icon_button(
+                desc,
                 Rect(900, card.y2 - 130, 1020, card.y2 - 10),
-                rid=_cid("arrow"),
-                desc=desc,
-                clickable=True,
-                focusable=True,
-                on_tap=lambda: self._expand(alarm),
+                lambda: self._expand(alarm),
+                _cid("arrow"),
             )
         )
         return View(
@@ -560,7 +543,7 @@ class ClockPage(Page):
             box,
             children=[
                 View(
-                    "androidx.cardview.widget.CardView",
+                    CARD,
                     card,
                     rid=_cid("alarm_card"),
                     children=children,
@@ -570,15 +553,7 @@ class ClockPage(Page):
 
 
 def _round_button(desc: str, box: Rect, on_tap: Callable[[], None], name: str) -> View:
-    return View(
-        IMAGE_BUTTON,
-        box,
-        rid=_cid(name),
-        desc=desc,
-        clickable=True,
-        focusable=True,
-        on_tap=on_tap,
-    )
+    return icon_button(desc, box, on_tap, _cid(name))
 
 
 def clock_root(phone: Phone) -> Page:

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from simulator.display import WIDTH
 from simulator.runtime import Dialog, Page, Phone
 from simulator.state import CONTACTS, Contact
-from simulator.view import BUTTON, FRAME, IMAGE, LINEAR, SCROLL, Rect, ScrollState, View, rid
+from simulator.view import FRAME, IMAGE, LINEAR, SCROLL, Rect, ScrollState, View, rid
 from simulator.widgets import (
     Field,
     alert_dialog,
@@ -297,14 +297,11 @@ class ContactEditorPage(Page):
 
     def content(self, frame: Rect) -> View:
         title = "Create contact" if self.contact is None else "Edit contact"
-        save = View(
-            BUTTON,
+        save = button(
+            "Save",
             Rect(800, frame.y1 + 30, 1038, frame.y1 + 138),
-            rid=_kid("toolbar_button"),
-            text="Save",
-            clickable=True,
-            focusable=True,
-            on_tap=self._save,
+            self._save,
+            _kid("toolbar_button"),
         )
         bar = toolbar(CONTACTS, title, frame, self._close, [save], up_desc="Cancel")
         body = Rect(0, frame.y1 + 168, WIDTH, frame.y2)

@@ -16,12 +16,11 @@ from simulator.display import WIDTH
 from simulator.runtime import Dialog, Page, Phone
 from simulator.state import EXPENSE, EXPENSE_CATEGORIES, Expense
 from simulator.view import (
-    BUTTON,
     CARD,
     FRAME,
     IMAGE,
-    IMAGE_BUTTON,
     LINEAR,
+    RECYCLER,
     RELATIVE,
     TEXT,
     VIEW,
@@ -31,7 +30,7 @@ from simulator.view import (
     View,
     rid,
 )
-from simulator.widgets import Field, button, edit_text, icon_button, recycler, text
+from simulator.widgets import Field, button, edit_text, fab, icon_button, recycler, text
 
 _BAR = 147
 _ROW = 200
@@ -353,7 +352,7 @@ class ExpenseEntryPage(Page):
                 )
             )
         return View(
-            "androidx.recyclerview.widget.RecyclerView",
+            RECYCLER,
             box,
             rid=_xid("rv_category"),
             children=items,
@@ -532,14 +531,11 @@ class HomePage(Page):
             frame,
             rid=_xid("ml_home"),
             children=[
-                View(
-                    IMAGE_BUTTON,
+                icon_button(
+                    "Open navigation drawer",
                     Rect(21, y + 21, 147, y + 147),
-                    rid=_xid("btn_drawer"),
-                    desc="Open navigation drawer",
-                    clickable=True,
-                    focusable=True,
-                    on_tap=self._toggle_drawer,
+                    self._toggle_drawer,
+                    _xid("btn_drawer"),
                 ),
                 text("Pro Expense", 189, y + 50, 52, 800, rid=_xid("tv_title")),
                 View(
@@ -563,24 +559,19 @@ class HomePage(Page):
                     ],
                 ),
                 text("Recent", 52, recent_top + 40, 44, 500, rid=_xid("tv_recent")),
-                View(
-                    BUTTON,
+                button(
+                    "More",
                     Rect(760, recent_top, 1038, recent_top + 126),
-                    rid=_xid("btn_recent_more"),
-                    text="More",
-                    clickable=True,
-                    focusable=True,
-                    on_tap=lambda: self.phone.push(ExpenseLogsPage(self.phone)),
+                    lambda: self.phone.push(ExpenseLogsPage(self.phone)),
+                    _xid("btn_recent_more"),
                 ),
                 listing,
-                View(
-                    IMAGE_BUTTON,
-                    Rect(WIDTH - 42 - 147, frame.y2 - 84 - 147, WIDTH - 42, frame.y2 - 84),
-                    rid=_xid("fb_main_add"),
-                    desc="Add expense",
-                    clickable=True,
-                    focusable=True,
-                    on_tap=lambda: self.phone.push(ExpenseEntryPage(self.phone)),
+                fab(
+                    EXPENSE,
+                    "Add expense",
+                    lambda: self.phone.push(ExpenseEntryPage(self.phone)),
+                    frame.y2 - 42,
+                    "fb_main_add",
                 ),
             ],
         )
@@ -624,7 +615,7 @@ class HomePage(Page):
                     children=[
                         text("Pro Expense", 63, panel.y1 + 200, 52, 800, rid=_xid("tv_app_name")),
                         View(
-                            "androidx.recyclerview.widget.RecyclerView",
+                            RECYCLER,
                             Rect(0, panel.y1 + 320, panel.x2, panel.y2),
                             rid=_xid("design_navigation_view"),
                             children=rows,

@@ -19,11 +19,10 @@ from simulator.display import WIDTH
 from simulator.runtime import Page, Phone
 from simulator.state import FILES
 from simulator.view import (
-    BUTTON,
     FRAME,
     IMAGE,
-    IMAGE_BUTTON,
     LINEAR,
+    RECYCLER,
     VIEW,
     VIEW_GROUP,
     Rect,
@@ -31,7 +30,7 @@ from simulator.view import (
     View,
     rid,
 )
-from simulator.widgets import button, icon_button, recycler, text
+from simulator.widgets import button, icon_button, menu_item, overflow_button, recycler, text
 
 _BAR = 126
 _ROW = 192
@@ -243,14 +242,11 @@ class BrowserPage(Page):
             y += 126
             header.append(text("Recent files", 63, y + 50, 44, 800, rid=_did("header_title")))
             header.append(
-                View(
-                    BUTTON,
+                menu_item(
+                    "Grid view",
                     Rect(890, y + 16, 1017, y + 142),
-                    rid=_did("sub_menu_grid"),
-                    desc="Grid view",
-                    clickable=True,
-                    focusable=True,
-                    on_tap=lambda: None,
+                    lambda: None,
+                    _did("sub_menu_grid"),
                 )
             )
             y += 158
@@ -300,14 +296,7 @@ class BrowserPage(Page):
                         self._delete,
                         _did("action_menu_delete"),
                     ),
-                    View(
-                        IMAGE,
-                        Rect(954, bar.y1, 1080, bar.y2),
-                        desc="More options",
-                        clickable=True,
-                        focusable=True,
-                        on_tap=self._more,
-                    ),
+                    overflow_button(Rect(954, bar.y1, 1080, bar.y2), self._more),
                 ],
             )
         return View(
@@ -315,32 +304,15 @@ class BrowserPage(Page):
             bar,
             rid=_did("toolbar"),
             children=[
-                View(
-                    IMAGE_BUTTON,
-                    Rect(0, bar.y1, 147, bar.y2),
-                    desc="Show roots",
-                    clickable=True,
-                    focusable=True,
-                    on_tap=self._toggle_drawer,
-                ),
+                icon_button("Show roots", Rect(0, bar.y1, 147, bar.y2), self._toggle_drawer),
                 text(self._title(), 189, bar.y1 + 27, 52, 820),
-                View(
-                    BUTTON,
+                menu_item(
+                    "Search",
                     Rect(827, bar.y1, 954, bar.y2),
-                    rid=_did("option_menu_search"),
-                    desc="Search",
-                    clickable=True,
-                    focusable=True,
-                    on_tap=lambda: None,
+                    lambda: None,
+                    _did("option_menu_search"),
                 ),
-                View(
-                    IMAGE,
-                    Rect(954, bar.y1, 1080, bar.y2),
-                    desc="More options",
-                    clickable=True,
-                    focusable=True,
-                    on_tap=self._more,
-                ),
+                overflow_button(Rect(954, bar.y1, 1080, bar.y2), self._more),
             ],
         )
 
@@ -404,7 +376,7 @@ class BrowserPage(Page):
             )
             x += width
         return View(
-            "androidx.recyclerview.widget.RecyclerView",
+            RECYCLER,
             box,
             rid=_did("horizontal_breadcrumb"),
             children=items,

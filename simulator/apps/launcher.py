@@ -8,8 +8,8 @@ from simulator.apps.calendar import day_label
 from simulator.display import HEIGHT, NAV_BAR_TOP, SCREEN, STATUS_BAR, WIDTH
 from simulator.runtime import Page, Phone
 from simulator.state import LAUNCHER
-from simulator.view import BUTTON, FRAME, SCROLL, TEXT, VIEW, VIEW_GROUP, Rect, View, rid
-from simulator.widgets import SMALL_SIZE, Field, app_window, edit_text, text
+from simulator.view import FRAME, RECYCLER, SCROLL, TEXT, VIEW, VIEW_GROUP, Rect, View, rid
+from simulator.widgets import SMALL_SIZE, Field, app_window, button, edit_text, text
 
 WORKSPACE_APPS = ("Files", "Settings")
 HOTSEAT_APPS = ("Messages", "Contacts")
@@ -177,7 +177,7 @@ class HomePage(Page):
                         ],
                     ),
                     View(
-                        "androidx.recyclerview.widget.RecyclerView",
+                        RECYCLER,
                         grid_box,
                         rid=_lid("apps_list_view"),
                         scrollable=True,
@@ -261,14 +261,11 @@ class OverviewPage(Page):
         ]
         if cards:
             children.append(
-                View(
-                    BUTTON,
+                button(
+                    "Clear all",
                     Rect(380, 2150, 700, 2280),
-                    rid=_lid("clear_all"),
-                    text="Clear all",
-                    clickable=True,
-                    focusable=True,
-                    on_tap=self.phone.clear_tasks,
+                    self.phone.clear_tasks,
+                    _lid("clear_all"),
                 )
             )
         else:

@@ -17,10 +17,12 @@ from simulator.display import WIDTH
 from simulator.runtime import Dialog, Page, Phone
 from simulator.state import MARKOR
 from simulator.view import (
+    BUTTON,
     EDIT,
     FRAME,
     IMAGE,
     LINEAR,
+    SCROLL,
     TEXT,
     VIEW_GROUP,
     Rect,
@@ -32,6 +34,7 @@ from simulator.widgets import (
     Field,
     alert_dialog,
     edit_text,
+    fab,
     icon_button,
     recycler,
     scroll_rows,
@@ -84,7 +87,7 @@ def _action_bar(
         x1 = right + position * 126
         children.append(
             View(
-                "android.widget.Button" if desc != "More options" else IMAGE,
+                BUTTON if desc != "More options" else IMAGE,
                 Rect(x1, box.y1, x1 + 126, box.y2),
                 rid=_mid(f"action_{desc.lower().replace(' ', '_')}"),
                 desc=desc,
@@ -210,7 +213,7 @@ class NewFileDialog(Dialog):
             if self.error:
                 children.append(text(self.error, box.x1 + 63, y + 400, 34, box.x2 - 63))
             return View(
-                "android.widget.ScrollView",
+                SCROLL,
                 box,
                 rid=_mid("new_file_dialog__root"),
                 children=[View(LINEAR, box, children=children)],
@@ -459,19 +462,17 @@ class FileListPage(Page):
                 body,
                 children=[text("Empty", 460, body.y1 + 500, 48, 1000, rid=_mid("empty_hint"))],
             )
-        fab = View(
-            "android.widget.ImageButton",
-            Rect(WIDTH - 42 - 147, nav_top - 42 - 147, WIDTH - 42, nav_top - 42),
-            rid=_mid("fab_add_new_item"),
-            desc="Create a new file or folder",
-            clickable=True,
-            focusable=True,
-            on_tap=lambda: self.phone.open_dialog(NewFileDialog(self)),
+        new_item = fab(
+            MARKOR,
+            "Create a new file or folder",
+            lambda: self.phone.open_dialog(NewFileDialog(self)),
+            nav_top,
+            "fab_add_new_item",
         )
         children = [
             self._toolbar(frame),
             listing,
-            fab,
+            new_item,
             self._bottom_nav(Rect(0, nav_top, WIDTH, frame.y2)),
         ]
         return View(FRAME, frame, rid=_mid("main_content"), children=children)
@@ -632,7 +633,7 @@ class EditorPage(Page):
         width = WIDTH // len(self._ACTIONS)
         text_actions = [
             View(
-                "android.widget.ImageView",
+                IMAGE,
                 Rect(i * width, actions_top, (i + 1) * width, frame.y2),
                 desc=desc,
                 clickable=True,

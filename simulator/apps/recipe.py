@@ -14,11 +14,9 @@ from simulator.display import WIDTH
 from simulator.runtime import Page, Phone
 from simulator.state import BROCCOLI, Recipe
 from simulator.view import (
-    BUTTON,
     CARD,
     FRAME,
     IMAGE,
-    IMAGE_BUTTON,
     LINEAR,
     SCROLL,
     VIEW_GROUP,
@@ -27,7 +25,18 @@ from simulator.view import (
     View,
     rid,
 )
-from simulator.widgets import Field, edit_text, icon_button, recycler, scroll_rows, text
+from simulator.widgets import (
+    Field,
+    button,
+    edit_text,
+    fab,
+    icon_button,
+    menu_item,
+    overflow_button,
+    recycler,
+    scroll_rows,
+    text,
+)
 
 _BAR = 147
 _CARD = 330
@@ -149,27 +158,21 @@ class RecipesPage(Page):
                         text("All recipes", 210, bar.y1 + 45, 52, 680, rid="android:id/text1")
                     ],
                 ),
-                View(
-                    BUTTON,
-                    Rect(933, bar.y1, 1080, bar.y2),
-                    rid=_bid("action_search"),
-                    desc="Search",
-                    clickable=True,
-                    focusable=True,
-                    on_tap=lambda: None,
+                menu_item(
+                    "Search", Rect(933, bar.y1, 1080, bar.y2), lambda: None, _bid("action_search")
                 ),
             ],
         )
-        fab = View(
-            IMAGE_BUTTON,
-            Rect(WIDTH - 42 - 147, frame.y2 - 42 - 147, WIDTH - 42, frame.y2 - 42),
-            rid=_bid("fab_recipes"),
-            desc="New Recipe",
-            clickable=True,
-            focusable=True,
-            on_tap=lambda: self.phone.push(RecipeEditPage(self.phone, None)),
+        new_recipe = fab(
+            BROCCOLI,
+            "New Recipe",
+            lambda: self.phone.push(RecipeEditPage(self.phone, None)),
+            frame.y2,
+            "fab_recipes",
         )
-        return View(FRAME, frame, rid=_bid("drawer_layout"), children=[toolbar, listing, fab])
+        return View(
+            FRAME, frame, rid=_bid("drawer_layout"), children=[toolbar, listing, new_recipe]
+        )
 
 
 class RecipeDetailsPage(Page):
@@ -253,32 +256,19 @@ class RecipeDetailsPage(Page):
                 icon_button(
                     "Navigate up", Rect(0, bar.y1, _BAR, bar.y2), lambda: self.phone.pop(self)
                 ),
-                View(
-                    BUTTON,
+                menu_item(
+                    "Mark as favorite",
                     Rect(681, bar.y1, 807, bar.y2),
-                    rid=_bid("action_details_like"),
-                    desc="Mark as favorite",
-                    clickable=True,
-                    focusable=True,
-                    on_tap=lambda: None,
+                    lambda: None,
+                    _bid("action_details_like"),
                 ),
-                View(
-                    BUTTON,
+                menu_item(
+                    "Edit",
                     Rect(807, bar.y1, 954, bar.y2),
-                    rid=_bid("action_details_edit"),
-                    desc="Edit",
-                    clickable=True,
-                    focusable=True,
-                    on_tap=lambda: self.phone.push(RecipeEditPage(self.phone, r)),
+                    lambda: self.phone.push(RecipeEditPage(self.phone, r)),
+                    _bid("action_details_edit"),
                 ),
-                View(
-                    IMAGE,
-                    Rect(954, bar.y1, 1080, bar.y2),
-                    desc="More options",
-                    clickable=True,
-                    focusable=True,
-                    on_tap=self._more,
-                ),
+                overflow_button(Rect(954, bar.y1, 1080, bar.y2), self._more),
             ],
         )
         content = View(
@@ -290,16 +280,8 @@ class RecipeDetailsPage(Page):
             scroll=self.scroll,
             children=[View(LINEAR, body, children=scroll_rows(body, rows, self.scroll))],
         )
-        fab = View(
-            IMAGE_BUTTON,
-            Rect(WIDTH - 42 - 147, frame.y2 - 42 - 147, WIDTH - 42, frame.y2 - 42),
-            rid=_bid("fab_cooking_assistant"),
-            desc="Cook",
-            clickable=True,
-            focusable=True,
-            on_tap=lambda: None,
-        )
-        return View(FRAME, frame, rid=_bid("recipe_details"), children=[toolbar, content, fab])
+        cook = fab(BROCCOLI, "Cook", lambda: None, frame.y2, "fab_cooking_assistant")
+        return View(FRAME, frame, rid=_bid("recipe_details"), children=[toolbar, content, cook])
 
 
 class RecipeEditPage(Page):
@@ -406,14 +388,11 @@ class RecipeEditPage(Page):
             children=[
                 icon_button("Navigate up", Rect(0, bar.y1, _BAR, bar.y2), self._leave),
                 text(title, 189, bar.y1 + 40, 52, 700),
-                View(
-                    BUTTON,
+                button(
+                    "Save",
                     Rect(820, bar.y1 + 20, 1038, bar.y2 - 20),
-                    rid=_bid("button_save_recipe"),
-                    text="Save",
-                    clickable=True,
-                    focusable=True,
-                    on_tap=self._save,
+                    self._save,
+                    _bid("button_save_recipe"),
                 ),
             ],
         )

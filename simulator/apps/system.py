@@ -78,23 +78,17 @@ class NotificationPermissionDialog(Dialog):
             LINEAR,
             Rect(inner.x1, 1164, inner.x2, 1493),
             children=[
-                View(
-                    BUTTON,
+                button(
+                    "Allow",
                     Rect(137, 1170, 943, 1324),
-                    rid=rid(_PC, "permission_allow_button"),
-                    text="Allow",
-                    clickable=True,
-                    focusable=True,
-                    on_tap=lambda: self.answer(True),
+                    lambda: self.answer(True),
+                    rid(_PC, "permission_allow_button"),
                 ),
-                View(
-                    BUTTON,
+                button(
+                    "Don’t allow",
                     Rect(137, 1336, 943, 1490),
-                    rid=rid(_PC, "permission_deny_button"),
-                    text="Don’t allow",
-                    clickable=True,
-                    focusable=True,
-                    on_tap=lambda: self.answer(False),
+                    lambda: self.answer(False),
+                    rid(_PC, "permission_deny_button"),
                 ),
             ],
         )

@@ -19,7 +19,6 @@ from simulator.state import TASKS_APP, TodoTask
 from simulator.view import (
     FRAME,
     IMAGE,
-    IMAGE_BUTTON,
     LINEAR,
     RADIO,
     RELATIVE,
@@ -30,7 +29,7 @@ from simulator.view import (
     View,
     rid,
 )
-from simulator.widgets import Field, edit_text, icon_button, recycler, text
+from simulator.widgets import Field, edit_text, icon_button, overflow_button, recycler, text
 
 _BAR = 168
 _ROW = 170
@@ -168,24 +167,14 @@ class TaskListPage(Page):
                     lambda: None,
                     _tid("menu_search"),
                 ),
-                View(
-                    IMAGE,
-                    Rect(933, bar.y1 + 10, 1080, bar.y2 - 10),
-                    desc="More options",
-                    clickable=True,
-                    focusable=True,
-                    on_tap=self._more,
-                ),
+                overflow_button(Rect(933, bar.y1 + 10, 1080, bar.y2 - 10), self._more),
             ],
         )
-        fab = View(
-            IMAGE_BUTTON,
+        fab = icon_button(
+            "New task",
             Rect(WIDTH - 42 - 168, frame.y2 - 42 - 168, WIDTH - 42, frame.y2 - 42),
-            rid=_tid("fab"),
-            desc="New task",
-            clickable=True,
-            focusable=True,
-            on_tap=lambda: self.phone.push(TaskEditPage(self.phone, None)),
+            lambda: self.phone.push(TaskEditPage(self.phone, None)),
+            _tid("fab"),
         )
         return View(
             FRAME, frame, rid=_tid("task_list_coordinator"), children=[toolbar, listing, fab]
@@ -319,14 +308,7 @@ class TaskEditPage(Page):
                 icon_button(
                     "Save", Rect(0, bar.y1 + 10, 147, bar.y2 - 10), self._save, _tid("save")
                 ),
-                View(
-                    IMAGE,
-                    Rect(933, bar.y1 + 10, 1080, bar.y2 - 10),
-                    desc="More options",
-                    clickable=True,
-                    focusable=True,
-                    on_tap=self._more,
-                ),
+                overflow_button(Rect(933, bar.y1 + 10, 1080, bar.y2 - 10), self._more),
             ],
         )
         title = edit_text(
