@@ -3,17 +3,23 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from serving.quantization import timings
 from serving.quantization.probe import (
     HardwareProfile,
     probe_hardware,
     select_weight_path,
 )
+from serving.quantization.timings import BuildTiming, Measurement
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 AMX_FLAGS = "fpu avx2 fma avx512f avx512_bf16 avx512_vnni amx_tile amx_bf16 amx_int8"
@@ -109,7 +115,8 @@ def _hardware(machine: str = "x86_64", flags: str = "avx2", gpu: str | None = No
     ("machine", "flags", "gpu", "priority", "scheme", "verified"),
     [
         ("x86_64", AMX_FLAGS, None, "fidelity", "w4a16", True),
-        ("x86_64", AMX_FLAGS, None, "speed", "w4a8", True),
+        # Without timings from this machine, speed keeps W4A16: no build beats it on every CPU.
+        ("x86_64", AMX_FLAGS, None, "speed", "w4a16", True),
         ("x86_64", "avx2 fma", None, "speed", "w4a16", True),
         ("x86_64", "avx2 fma", None, "fidelity", "w4a16", True),
         ("aarch64", "", None, "speed", "w4a16", False),
@@ -156,3 +163,147 @@ def test_cli_starts_without_torch() -> None:
     )
     assert result.returncode == 0, result.stderr
     assert "choice:" in result.stdout
+
+
+# -- choosing from measurements ------------------------------------------------------------------
+
+
+def _measurement(**decode_prefill_head: tuple[float, float, float] | None) -> Measurement:
+    builds = []
+    for scheme, timing in decode_prefill_head.items():
+        if timing is None:
+            builds.append(BuildTiming(scheme=scheme, timed=False, note="not timed"))
+            continue
+        decode, prefill, head = timing
+        builds.append(
+            BuildTiming(
+                scheme=scheme,
+                timed=True,
+                note="test",
+                layer_decode_ms=decode,
+                layer_prefill_ms_per_token=prefill,
+                head_ms=head,
+            )
+        )
+    return Measurement(
+        cpu_model="test",
+        cpu_flags=["avx2", "fma"],
+        torch_version="2.13.0+cpu",
+        threads=2,
+        shape="1.7b",
+        layers=28,
+        measured_at=datetime.now(UTC),
+        seconds=1.0,
+        builds=builds,
+    )
+
+
+def test_speed_takes_the_build_with_the_cheapest_measured_decision() -> None:
+    hardware = _hardware(flags=AMX_FLAGS)
+    # bf16 prefills faster, W4A16 decodes faster; a decision is mostly prefill.
+    prefill_bound = _measurement(bf16=(15.0, 2.0, 100.0), w4a16=(4.0, 3.5, 16.0), w4a8=None)
+    choice = select_weight_path(hardware, "speed", prefill_bound)
+    assert choice.scheme == "bf16" and choice.verified
+    assert "bf16" in choice.rationale and "w4a16" in choice.rationale
+    decode_bound = _measurement(bf16=(15.0, 2.0, 100.0), w4a16=(4.0, 2.1, 16.0), w4a8=None)
+    assert select_weight_path(hardware, "speed", decode_bound).scheme == "w4a16"
+    # Fidelity does not look at timings.
+    assert select_weight_path(hardware, "fidelity", prefill_bound).scheme == "w4a16"
+
+
+@given(
+    st.dictionaries(
+        st.sampled_from(["bf16", "w4a16", "w4a8", "w8a8"]),
+        st.one_of(
+            st.none(),
+            st.tuples(st.floats(0.01, 1e4), st.floats(0.001, 1e3), st.floats(0.01, 1e4)),
+        ),
+    )
+)
+def test_speed_never_picks_a_build_measured_slower_than_w4a16(timings: dict) -> None:
+    measurement = _measurement(**timings)
+    choice = select_weight_path(_hardware(flags=AMX_FLAGS), "speed", measurement)
+    chosen = measurement.decision_seconds(choice.scheme)
+    w4a16 = measurement.decision_seconds("w4a16")
+    if w4a16 is not None:
+        assert chosen is not None and chosen <= w4a16
+    assert choice.scheme in {b.scheme for b in measurement.builds if b.timed} | {"w4a16"}
+
+
+def test_measurements_are_kept_per_cpu_and_torch_version(tmp_path: Path) -> None:
+    avx2, amx = _hardware(flags="avx2 fma"), _hardware(flags=AMX_FLAGS)
+    assert timings.cache_path(avx2, tmp_path) != timings.cache_path(amx, tmp_path)
+    assert timings.load_measurement(avx2, tmp_path) is None
+    path = timings.cache_path(avx2, tmp_path)
+    path.parent.mkdir(parents=True)
+    path.write_text(_measurement(w4a16=(4.0, 3.0, 16.0)).model_dump_json())
+    loaded = timings.load_measurement(avx2, tmp_path)
+    assert loaded is not None and loaded.fastest() is not None
+    assert timings.load_measurement(amx, tmp_path) is None
+    path.write_text("{not json")
+    assert timings.load_measurement(avx2, tmp_path) is None  # measured again, never a crash
+
+
+def test_cli_speed_choice_reads_the_cached_measurement(tmp_path: Path) -> None:
+    code = (
+        "import sys\n"
+        "from serving.quantization import probe, timings\n"
+        "print(timings.cache_path(probe.probe_hardware()))"
+    )
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
+    located = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO_ROOT, env=env
+    )
+    path = Path(located.stdout.strip())
+    path.parent.mkdir(parents=True)
+    path.write_text(_measurement(bf16=(1.0, 0.1, 1.0), w4a16=(4.0, 3.0, 16.0)).model_dump_json())
+    result = subprocess.run(
+        [sys.executable, "-m", "agent.cli", "probe", "--json", "--priority", "speed"],
+        capture_output=True,
+        text=True,
+        cwd=REPO_ROOT,
+        env=env,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["choice"]["scheme"] == "bf16"
+
+
+def test_timing_a_build_times_one_layer_and_the_head() -> None:
+    pytest.importorskip("torch")
+    from serving.checkpoint import spark_config
+    from serving.quantization import measure
+
+    config = spark_config("tiny")
+    for scheme in ("bf16", "w4a16"):
+        timing = measure.time_build(scheme, config, prefill_rows=8, repeat=1)
+        assert timing.timed and timing.layer_decode_ms and timing.head_ms
+        assert timing.layer_prefill_ms_per_token and timing.layer_prefill_ms_per_token > 0
+    untimed = measure.time_build("w4a8", config)
+    assert not untimed.timed and "bench serving" in untimed.note
+
+
+def test_probe_measure_prints_the_timings_and_chooses_from_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("torch")
+    from agent.cli import main
+    from serving.quantization import measure
+
+    made = _measurement(bf16=(20.0, 3.0, 90.0), w4a16=(4.0, 1.0, 16.0), w4a8=None)
+
+    def fake_measure(hardware: HardwareProfile, **_: object) -> Measurement:
+        path = timings.cache_path(hardware)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(made.model_dump_json())
+        return made
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(measure, "measure", fake_measure)
+    assert main(["probe", "--measure", "--priority", "speed"]) == 0
+    text = capsys.readouterr().out
+    assert "w4a16" in text and "not timed" in text and "choice:  w4a16 for speed" in text
+    assert main(["probe", "--measure", "--priority", "speed", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["choice"]["scheme"] == "w4a16"
+    assert [b["scheme"] for b in report["measurement"]["builds"]] == ["bf16", "w4a16", "w4a8"]

@@ -21,16 +21,11 @@ from pydantic import BaseModel
 
 from serving.checkpoint import Shape, SparkConfig, spark_config
 from serving.quantization import avx2_kernel, int4pack
+from serving.quantization.measure import head_matrix, layer_matrices
+from serving.quantization.timings import Matrix
 
 GROUP_SIZE = 128  # what `phone-agent quantize` writes by default
 Kernel = Callable[[torch.Tensor, torch.Tensor, torch.Tensor, int], torch.Tensor]
-
-
-class Matrix(BaseModel):
-    name: str
-    rows: int
-    columns: int
-    per_token: int  # how many of it one token passes through
 
 
 class KernelTiming(BaseModel):
@@ -58,18 +53,7 @@ class KernelBenchReport(BaseModel):
 
 def token_matrices(config: SparkConfig) -> list[Matrix]:
     """The int4 matrices of one token, as vLLM runs them (q/k/v and gate/up each fused)."""
-    layers, hidden = config.num_hidden_layers, config.hidden_size
-    attention = config.num_attention_heads * config.head_dim
-    qkv = (config.num_attention_heads + 2 * config.num_key_value_heads) * config.head_dim
-    return [
-        Matrix(name="q_k_v_proj", rows=qkv, columns=hidden, per_token=layers),
-        Matrix(name="out_proj", rows=hidden, columns=attention, per_token=layers),
-        Matrix(
-            name="gate_up_proj", rows=2 * config.intermediate_size, columns=hidden, per_token=layers
-        ),
-        Matrix(name="down_proj", rows=hidden, columns=config.intermediate_size, per_token=layers),
-        Matrix(name="output_head", rows=config.vocab_size, columns=hidden, per_token=1),
-    ]
+    return [*layer_matrices(config), head_matrix(config)]
 
 
 def _kernels() -> tuple[dict[str, Kernel], str]:

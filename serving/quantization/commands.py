@@ -6,9 +6,13 @@ Only the standard library is imported at module level: the CLI must start withou
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from serving.quantization.timings import Measurement
 
 
 def register(subparsers: Any) -> None:
@@ -16,10 +20,17 @@ def register(subparsers: Any) -> None:
         "probe",
         help="what this machine offers, and which weight build to serve on it",
         description="Probe the CPU (flags, usable cores, cgroup limits), memory and GPU, and "
-        "choose the weight build: W4A16 for fidelity (the default), W4A8 for speed on AMX.",
+        "choose the weight build: W4A16 for fidelity (the default); for speed, the build whose "
+        "kernels made an agent decision cheapest when timed on this machine (--measure).",
     )
     probe.add_argument("--json", action="store_true", help="print one JSON object")
     probe.add_argument("--priority", choices=("fidelity", "speed"), default="fidelity")
+    probe.add_argument(
+        "--measure",
+        action="store_true",
+        help="time each build's kernels here (about a minute) and keep the result for this CPU "
+        "and torch version; --priority speed chooses from it",
+    )
     probe.set_defaults(handler=run_probe)
 
     quantize = subparsers.add_parser(
@@ -52,10 +63,14 @@ def register(subparsers: Any) -> None:
 def run_probe(args: argparse.Namespace) -> int:
     from serving.quantization.probe import probe
 
+    measurement = _measure() if args.measure else None
     report = probe(args.priority)
     if args.json:
-        print(report.model_dump_json())
+        extra = {"measurement": measurement.model_dump(mode="json")} if measurement else {}
+        print(json.dumps({**report.model_dump(mode="json"), **extra}))
         return 0
+    if measurement is not None:
+        print(_measurement_table(measurement))
     hw, choice = report.hardware, report.choice
     gib = 2**30
     quota = f", quota {hw.cpu_quota_cores:g}" if hw.cpu_quota_cores is not None else ""
@@ -71,6 +86,41 @@ def run_probe(args: argparse.Namespace) -> int:
     print(f"why:     {choice.rationale}")
     print(f"serve:   {' '.join(choice.serve_args)}")
     return 0
+
+
+def _measure() -> Measurement:
+    from serving.quantization.measure import measure
+    from serving.quantization.probe import probe_hardware
+
+    def progress(message: str) -> None:
+        print(f"  timing {message}", file=sys.stderr, flush=True)
+
+    return measure(probe_hardware(), progress=progress)
+
+
+def _measurement_table(measurement: Measurement) -> str:
+    from serving.quantization.timings import DECISION_PROMPT_TOKENS, DECISION_REPLY_TOKENS
+
+    lines = [
+        f"timed in {measurement.seconds:.0f} s at the {measurement.shape} shape, "
+        f"{measurement.threads} threads, torch {measurement.torch_version}:",
+        f"  {'build':<6} {'decode ms/token':>16} {'prefill ms/token':>17} {'decision s':>11}",
+    ]
+    for build in measurement.builds:
+        if not build.timed or build.layer_decode_ms is None or build.head_ms is None:
+            lines.append(f"  {build.scheme:<6} {build.note}")
+            continue
+        decode = measurement.layers * build.layer_decode_ms + build.head_ms
+        prefill = measurement.layers * (build.layer_prefill_ms_per_token or 0)
+        lines.append(
+            f"  {build.scheme:<6} {decode:>16.1f} {prefill:>17.1f} "
+            f"{measurement.decision_seconds(build.scheme) or 0:>11.1f}"
+        )
+    lines.append(
+        f"  (a decision: {DECISION_PROMPT_TOKENS} uncached prompt tokens, "
+        f"{DECISION_REPLY_TOKENS} reply tokens; matrix time only)"
+    )
+    return "\n".join(lines)
 
 
 def run_quantize(args: argparse.Namespace) -> int:

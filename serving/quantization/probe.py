@@ -14,9 +14,12 @@ import platform
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel
+
+if TYPE_CHECKING:
+    from serving.quantization.timings import Measurement
 
 Priority = Literal["fidelity", "speed"]
 Scheme = Literal["bf16", "w4a16", "w4a8", "w8a8"]
@@ -297,19 +300,12 @@ SELECTION_TABLE: tuple[SelectionRule, ...] = (
         True,
     ),
     SelectionRule(
-        "x86-amx-speed",
-        lambda hw, priority: hw.is_x86 and hw.has_amx,
-        "w4a8",
-        "AMX runs vLLM's int4_scaled_mm_cpu with int8 activations: the fastest CPU decode, "
-        "but measured to change agent decisions (it undid a finished task)",
-        True,
-    ),
-    SelectionRule(
-        "x86-speed-without-amx",
+        "x86-speed-unmeasured",
         lambda hw, priority: hw.is_x86,
         "w4a16",
-        "without AMX vLLM's W4A8 kernel is not available; 4-bit weights on our AVX2 kernel "
-        "(torch's int4 kernel without AVX2) are the fast path here",
+        "speed is chosen from timings made on this machine, and there are none yet (run "
+        "`phone-agent probe --measure`, about a minute); until then W4A16, since the build "
+        "that wins differs between CPUs (W4A8 decoded slower than bf16 on one AVX-512 CPU)",
         True,
     ),
     SelectionRule(
@@ -323,9 +319,16 @@ SELECTION_TABLE: tuple[SelectionRule, ...] = (
 
 
 def select_weight_path(
-    hardware: HardwareProfile, priority: Priority = DEFAULT_PRIORITY
+    hardware: HardwareProfile,
+    priority: Priority = DEFAULT_PRIORITY,
+    measurement: Measurement | None = None,
 ) -> WeightChoice:
-    """The first table row that applies to this hardware and priority."""
+    """For speed on a CPU, the build whose timed decision is cheapest on this machine; else the
+    first table row that applies to this hardware and priority."""
+    if priority == "speed" and hardware.gpu is None and measurement is not None:
+        fastest = measurement.fastest()
+        if fastest is not None:
+            return _measured_choice(measurement, fastest[0])
     rule = next(rule for rule in SELECTION_TABLE if rule.applies(hardware, priority))
     return WeightChoice(
         priority=priority,
@@ -336,6 +339,27 @@ def select_weight_path(
     )
 
 
+def _measured_choice(measurement: Measurement, scheme: Scheme) -> WeightChoice:
+    costs = ", ".join(
+        f"{build.scheme} {cost:.1f} s"
+        for build in measurement.builds
+        if (cost := measurement.decision_seconds(build.scheme)) is not None
+    )
+    return WeightChoice(
+        priority="speed",
+        scheme=scheme,
+        rationale=f"the cheapest agent decision measured on this machine ({costs} of matrix "
+        "time each; builds the probe cannot time are never preferred)",
+        verified=True,
+        serve_args=list(SERVE_ARGS[scheme]),
+    )
+
+
 def probe(priority: Priority = DEFAULT_PRIORITY) -> ProbeReport:
+    from serving.quantization.timings import load_measurement
+
     hardware = probe_hardware()
-    return ProbeReport(hardware=hardware, choice=select_weight_path(hardware, priority))
+    measurement = load_measurement(hardware) if priority == "speed" else None
+    return ProbeReport(
+        hardware=hardware, choice=select_weight_path(hardware, priority, measurement)
+    )

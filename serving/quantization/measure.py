@@ -1,0 +1,173 @@
+"""`probe --measure`: time each weight build's matrix kernels on this machine, once, and keep it.
+
+The probe's table says what a CPU class should serve; only a measurement says what is fastest on
+this machine (on one AVX-512 CPU the W4A8 build decoded slower than bf16). Each build that can be
+timed with its serving kernels alone is timed on the matrices of one decoder layer and of the
+output head at the 1.7B shape, with random weights:
+
+- `bf16`: the layer's weights in bf16, multiplied as vLLM multiplies unquantized weights;
+- `w4a16`: the weights in torch's int4 layout on this process's `KernelPlan` (our AVX2 kernel
+  or torch's for few rows, dequantize + GEMM for many), as our vLLM method runs them.
+
+W4A8 and W8A8 run on vLLM's own kernels, whose weights only vLLM's loader prepares; the probe
+does not time them (`bench serving` does, through a real server), so a choice made from
+measurements never prefers them.
+
+From the timings, the cost of one agent decision: a prefill of the prompt tokens that are not
+in the prefix cache, a reply decoded token by token (vLLM computes the output head for the last
+prompt position only). The result is cached per CPU (model and flags) and torch version, since
+both decide which kernels run.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+
+import torch
+
+from serving.checkpoint import Shape, SparkConfig, spark_config
+from serving.quantization import int4pack
+from serving.quantization.probe import HardwareProfile, Scheme
+from serving.quantization.timings import BuildTiming, Matrix, Measurement, cache_path
+
+MEASURED_SHAPE: Shape = "1.7b"
+GROUP_SIZE = 128
+PREFILL_ROWS = 256
+# The fastest of a few calls: on a shared machine a call that loses a core to another process
+# is slow by a large factor (OpenMP threads wait on each other), and the least disturbed call
+# is the one that says what the kernel costs.
+REPEAT = 5
+
+
+def layer_matrices(config: SparkConfig) -> list[Matrix]:
+    """The matrices of one token as vLLM runs them (q/k/v and gate/up each fused)."""
+    layers, hidden = config.num_hidden_layers, config.hidden_size
+    attention = config.num_attention_heads * config.head_dim
+    qkv = (config.num_attention_heads + 2 * config.num_key_value_heads) * config.head_dim
+    return [
+        Matrix(name="q_k_v_proj", rows=qkv, columns=hidden, per_token=layers),
+        Matrix(name="out_proj", rows=hidden, columns=attention, per_token=layers),
+        Matrix(
+            name="gate_up_proj", rows=2 * config.intermediate_size, columns=hidden, per_token=layers
+        ),
+        Matrix(name="down_proj", rows=hidden, columns=config.intermediate_size, per_token=layers),
+    ]
+
+
+def head_matrix(config: SparkConfig) -> Matrix:
+    return Matrix(
+        name="output_head", rows=config.vocab_size, columns=config.hidden_size, per_token=1
+    )
+
+
+Multiply = Callable[[torch.Tensor], torch.Tensor]
+
+
+def _bf16_kernel(matrix: Matrix, generator: torch.Generator) -> Multiply:
+    weight = (torch.randn(matrix.rows, matrix.columns, generator=generator) * 0.02).bfloat16()
+    return lambda x: torch.nn.functional.linear(x, weight)
+
+
+def _w4a16_kernel(matrix: Matrix, generator: torch.Generator) -> Multiply:
+    values = torch.randint(
+        0, 16, (matrix.rows, matrix.columns), dtype=torch.uint8, generator=generator
+    )
+    groups = matrix.columns // GROUP_SIZE
+    scales = torch.rand(matrix.rows, groups, generator=generator) * 0.02
+    zeros = torch.randn(matrix.rows, groups, generator=generator) * 0.02
+    packed = int4pack.repack_rows_(int4pack.pack_portable(values))
+    scale_zero = int4pack.scales_and_zeros(scales, zeros)
+    plan = int4pack.machine_plan("adaptive", torch.bfloat16)
+    return lambda x: int4pack.linear(x, packed, scale_zero, GROUP_SIZE, plan)
+
+
+KERNELS: dict[Scheme, Callable[[Matrix, torch.Generator], Multiply]] = {
+    "bf16": _bf16_kernel,
+    "w4a16": _w4a16_kernel,
+}
+UNTIMED: dict[Scheme, str] = {
+    "w4a8": "not timed: vLLM's W4A8 kernel needs weights prepared by vLLM's loader "
+    "(`bench serving` measures it through a server)",
+    "w8a8": "not timed: vLLM's int8 kernel needs weights prepared by vLLM's loader "
+    "(`bench serving` measures it through a server)",
+}
+
+
+def _fastest_ms(call: Callable[[], object], repeat: int) -> float:
+    call()  # warm-up: first touch of buffers, lazy initialisation
+    samples = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        call()
+        samples.append((time.perf_counter() - start) * 1000)
+    return min(samples)
+
+
+def time_build(
+    scheme: Scheme,
+    config: SparkConfig,
+    prefill_rows: int = PREFILL_ROWS,
+    repeat: int = REPEAT,
+    progress: Callable[[str], None] = lambda message: None,
+) -> BuildTiming:
+    """One build's kernels on one layer's matrices and on the head."""
+    build = KERNELS.get(scheme)
+    if build is None:
+        return BuildTiming(scheme=scheme, timed=False, note=UNTIMED[scheme])
+    generator = torch.Generator().manual_seed(0)
+    decode_ms = prefill_ms = 0.0
+    for matrix in layer_matrices(config):
+        progress(f"{scheme}: {matrix.name} {matrix.rows}x{matrix.columns}")
+        multiply = build(matrix, generator)
+        one = torch.randn(1, matrix.columns, generator=generator).bfloat16()
+        many = torch.randn(prefill_rows, matrix.columns, generator=generator).bfloat16()
+        decode_ms += _fastest_ms(functools.partial(multiply, one), repeat)
+        prefill_ms += _fastest_ms(functools.partial(multiply, many), repeat)
+        del multiply
+    head = head_matrix(config)
+    progress(f"{scheme}: {head.name} {head.rows}x{head.columns}")
+    multiply = build(head, generator)
+    row = torch.randn(1, head.columns, generator=generator).bfloat16()
+    head_ms = _fastest_ms(functools.partial(multiply, row), repeat)
+    return BuildTiming(
+        scheme=scheme,
+        timed=True,
+        note=f"one layer at 1 and {prefill_rows} rows, the head at 1 row; fastest of {repeat}",
+        layer_decode_ms=round(decode_ms, 3),
+        layer_prefill_ms_per_token=round(prefill_ms / prefill_rows, 4),
+        head_ms=round(head_ms, 3),
+    )
+
+
+def measure(
+    hardware: HardwareProfile,
+    shape: Shape = MEASURED_SHAPE,
+    prefill_rows: int = PREFILL_ROWS,
+    repeat: int = REPEAT,
+    progress: Callable[[str], None] = lambda message: None,
+    root: Path | None = None,
+) -> Measurement:
+    """Time every build that can be timed here and write the result to the cache."""
+    config = spark_config(shape)
+    started = time.monotonic()
+    schemes: tuple[Scheme, ...] = ("bf16", "w4a16", "w4a8", "w8a8")
+    builds = [time_build(s, config, prefill_rows, repeat, progress) for s in schemes]
+    measurement = Measurement(
+        cpu_model=hardware.cpu_model,
+        cpu_flags=hardware.cpu_flags,
+        torch_version=torch.__version__,
+        threads=torch.get_num_threads(),
+        shape=shape,
+        layers=config.num_hidden_layers,
+        measured_at=datetime.now(UTC),
+        seconds=round(time.monotonic() - started, 1),
+        builds=builds,
+    )
+    path = cache_path(hardware, root)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(measurement.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    return measurement
