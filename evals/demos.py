@@ -5,11 +5,15 @@ Every decision becomes one JSON line: the chat request the agent sends for it (`
 `chat_template_kwargs` as the model client sets them) and the `target` reply, the oracle's
 call in OpenAI's message shape. `serving.training` renders both with the chat template.
 
+Recovery: besides the task's own start, each task and seed can be played from a detour (another
+app in front, another page, a list scrolled away; `evals.detours`), where the oracle re-plans
+from the screen it is shown and so demonstrates the way back.
+
 The split never leaks: demonstrations come only from training seeds (past `HELD_OUT_SEEDS`)
 and a task's training phrasings (never `Task.held_out_phrasing`); evaluations of a trained
 policy use held-out seeds, the held-out phrasing, or both. Only episodes the oracle finishes
-successfully are kept, and a decision already recorded (the same request and reply, as
-parameterless tasks give for every seed) is written once.
+successfully are kept. Every decision is written, repeats included (a parameterless task plays
+the same decisions for every seed): how often a decision occurs is its weight in training.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ import multiprocessing
 import random
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -28,6 +32,7 @@ from pydantic import BaseModel
 
 from agent.loop import RunSettings, run_episode
 from agent.model_client import DecisionRequest, ModelReply, Policy
+from evals.detours import DETOUR_EXTRA_STEPS, start_from_detour
 from evals.oracle import OraclePolicy
 from evals.runner import goal_confirmation
 from simulator import Simulator
@@ -57,6 +62,7 @@ class DemoEpisode:
     seed: int
     phrasing: int
     thinking: bool
+    detour: bool = False  # start from the detour the seed picks instead of the task's start
 
     @property
     def goal(self) -> str:
@@ -64,11 +70,15 @@ class DemoEpisode:
 
 
 def plan_demo_episodes(
-    tasks: Sequence[Task], seeds: Iterable[int], thinking: ThinkingMode = "mixed"
+    tasks: Sequence[Task],
+    seeds: Iterable[int],
+    thinking: ThinkingMode = "mixed",
+    detours: bool = False,
 ) -> list[DemoEpisode]:
-    """One episode per task and seed. The phrasing cycles through the task's training
-    phrasings with the seed; with `mixed`, thinking is on in about half the episodes (a
-    fixed coin per task and seed), so a policy learns both of the client's modes."""
+    """One episode per task and seed, and with `detours` a second one from a detour. The
+    phrasing cycles through the task's training phrasings with the seed; with `mixed`, thinking
+    is on in about half the episodes (a fixed coin per task and seed), so a policy learns both
+    of the client's modes."""
     seeds = list(seeds)
     held = [seed for seed in seeds if seed in HELD_OUT_SEEDS]
     if held:
@@ -84,14 +94,15 @@ def plan_demo_episodes(
             )
         for seed in seeds:
             coin = random.Random(f"{task.name}/{seed}/thinking").random() < 0.5
-            episodes.append(
-                DemoEpisode(
-                    task=task,
-                    seed=seed,
-                    phrasing=phrasings[seed % len(phrasings)],
-                    thinking={"on": True, "off": False, "mixed": coin}[thinking],
-                )
+            episode = DemoEpisode(
+                task=task,
+                seed=seed,
+                phrasing=phrasings[seed % len(phrasings)],
+                thinking={"on": True, "off": False, "mixed": coin}[thinking],
             )
+            episodes.append(episode)
+            if detours:
+                episodes.append(replace(episode, detour=True, thinking=not episode.thinking))
     return episodes
 
 
@@ -136,8 +147,7 @@ class DemoSummary(BaseModel):
     episodes: int
     failed_episodes: list[str]
     decisions: int
-    written: int
-    duplicates: int
+    distinct: int  # decisions that differ in request or reply
     path: str
 
 
@@ -147,14 +157,24 @@ def record_episode(episode: DemoEpisode, scratch: Path) -> list[dict[str, Any]] 
     recorder = RecordingPolicy(
         OraclePolicy(task, seed),
         episode.thinking,
-        {"task": task.name, "seed": seed, "phrasing": episode.phrasing, "source": "plan"},
+        {
+            "task": task.name,
+            "seed": seed,
+            "phrasing": episode.phrasing,
+            "source": "detour" if episode.detour else "plan",
+        },
     )
-    simulator = Simulator(state=task.initial_state(seed), seed=seed)
+
+    def fresh() -> Simulator:
+        return Simulator(state=task.initial_state(seed), seed=seed)
+
+    simulator = start_from_detour(task, seed, fresh)[0] if episode.detour else fresh()
+    budget = task.max_steps + (DETOUR_EXTRA_STEPS if episode.detour else 0)
     result = run_episode(
         episode.goal,
         simulator,
         recorder,
-        RunSettings(max_steps=task.max_steps),
+        RunSettings(max_steps=budget),
         scratch / f"{task.name}-s{seed}.jsonl",
         confirm=goal_confirmation(episode.goal),
         sleep=lambda seconds: None,
@@ -181,29 +201,25 @@ def export_demos(
             )
     seen: set[str] = set()
     failed: list[str] = []
-    decisions = written = 0
+    decisions = 0
     path.parent.mkdir(parents=True, exist_ok=True)
     with _open_for_writing(path) as out:
         for episode, lines in _recorded(episodes, workers):
             if on_episode is not None:
                 on_episode(episode, lines is not None)
             if lines is None:
-                failed.append(f"{episode.task.name}/s{episode.seed}/p{episode.phrasing}")
+                start = "detour" if episode.detour else "start"
+                failed.append(f"{episode.task.name}/s{episode.seed}/p{episode.phrasing}/{start}")
                 continue
             for line in lines:
                 decisions += 1
-                key = _decision_key(line)
-                if key in seen:
-                    continue
-                seen.add(key)
+                seen.add(decision_key(line))
                 out.write(json.dumps(line, ensure_ascii=False) + "\n")
-                written += 1
     return DemoSummary(
         episodes=len(episodes),
         failed_episodes=failed,
         decisions=decisions,
-        written=written,
-        duplicates=decisions - written,
+        distinct=len(seen),
         path=str(path),
     )
 
@@ -235,7 +251,7 @@ def _recorded(
         _planned = ()
 
 
-def _decision_key(line: dict[str, Any]) -> str:
+def decision_key(line: dict[str, Any]) -> str:
     """Identity of a decision: the request and the reply, not where it came from."""
     content = {k: line[k] for k in ("messages", "tools", "chat_template_kwargs", "target")}
     return hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()
@@ -279,7 +295,10 @@ def export_command(args: Any) -> int:
     if args.policy != "oracle":
         raise DemoSplitError("eval --export-demos records the oracle: pass --policy oracle")
     episodes = plan_demo_episodes(
-        select_tasks(args.tasks), parse_seed_range(args.demo_seeds), args.demo_thinking
+        select_tasks(args.tasks),
+        parse_seed_range(args.demo_seeds),
+        args.demo_thinking,
+        detours=args.detour,
     )
     console = Console(stderr=True, highlight=False)
     progress = Progress(
@@ -298,8 +317,8 @@ def export_command(args: Any) -> int:
             on_episode=lambda episode, ok: progress.advance(bar),
         )
     print(
-        f"{summary.written} decisions written to {summary.path} from {summary.episodes} "
-        f"episodes ({summary.duplicates} repeated decisions left out)"
+        f"{summary.decisions} decisions ({summary.distinct} distinct) written to {summary.path} "
+        f"from {summary.episodes} episodes"
     )
     if summary.failed_episodes:
         shown = ", ".join(summary.failed_episodes[:5])

@@ -35,11 +35,19 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--batch-tokens",
         type=_positive_int,
-        default=65536,
+        default=32768,
         metavar="N",
-        help="padded tokens per batch",
+        help="padded tokens per batch, not counting the prompt prefix every demonstration "
+        "shares (computed once a batch)",
     )
     parser.add_argument("--lr", type=float, default=1e-3, help="peak learning rate")
+    parser.add_argument(
+        "--time-limit",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="stop early once this much time has passed, and write the checkpoint",
+    )
     parser.set_defaults(handler=run_train)
 
 
@@ -73,6 +81,7 @@ def run_train(args: argparse.Namespace) -> int:
         device=device,
         batch_tokens=args.batch_tokens,
         learning_rate=args.lr,
+        time_limit_s=args.time_limit,
     )
     console = Console(stderr=True, highlight=False)
     with _StepProgress(console, settings.steps) as progress:

@@ -76,6 +76,28 @@ def read_demo_lines(path: Path) -> list[str]:
     return lines
 
 
+def distinct_lines(lines: Sequence[str]) -> tuple[list[str], list[int]]:
+    """Each distinct demonstration once (the same request and reply, wherever it came from),
+    with how often it occurs: its weight in training."""
+    firsts: dict[str, int] = {}
+    distinct: list[str] = []
+    counts: list[int] = []
+    for line in lines:
+        try:
+            record = json.loads(line)
+            content = [record.get(key) for key in ("messages", "tools", "chat_template_kwargs")]
+            key = json.dumps([*content, record.get("target")], sort_keys=True)
+        except (ValueError, AttributeError):
+            key = line  # reported with its line number when it is parsed
+        if key in firsts:
+            counts[firsts[key]] += 1
+            continue
+        firsts[key] = len(distinct)
+        distinct.append(line)
+        counts.append(1)
+    return distinct, counts
+
+
 def parse_demo(line: str, number: int) -> Demo:
     try:
         return Demo.model_validate_json(line)

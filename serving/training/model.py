@@ -64,30 +64,36 @@ class Attention(nn.Module):
         self.g_proj = nn.Linear(hidden, self.heads, bias=False)
         self.out_proj = nn.Linear(self.heads * self.head_dim, hidden, bias=False)
 
-    def forward(
-        self,
-        x: torch.Tensor,
-        rope: RotaryTable,
-        cos_sin: tuple[torch.Tensor, torch.Tensor],
-        band: torch.Tensor | None,
-    ) -> torch.Tensor:
+    def project(
+        self, x: torch.Tensor, rope: RotaryTable, cos: torch.Tensor, sin: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """q, k, v as [B, heads, T, head_dim], RoPE applied, key/value heads repeated."""
         batch, length, _ = x.shape
         kv_size = self.kv_heads * self.head_dim
         q, k, v = self.q_k_v_proj(x).split([self.heads * self.head_dim, kv_size, kv_size], -1)
-        q = rope.apply(q.view(batch, length, self.heads, self.head_dim), *cos_sin)
-        k = rope.apply(k.view(batch, length, self.kv_heads, self.head_dim), *cos_sin)
+        q = rope.apply(q.view(batch, length, self.heads, self.head_dim), cos, sin)
+        k = rope.apply(k.view(batch, length, self.kv_heads, self.head_dim), cos, sin)
         v = v.view(batch, length, self.kv_heads, self.head_dim)
         group = self.heads // self.kv_heads
         # Explicit repeats rather than enable_gqa: the fused kernels that take a mask want them.
         k, v = k.repeat_interleave(group, 2), v.repeat_interleave(group, 2)
-        q, k, v = (t.transpose(1, 2) for t in (q, k, v))
-        if band is None:
-            attended = F.scaled_dot_product_attention(q, k, v, is_causal=True)
-        else:
-            attended = F.scaled_dot_product_attention(q, k, v, attn_mask=band)
+        return q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2)
+
+    def output(self, x: torch.Tensor, attended: torch.Tensor) -> torch.Tensor:
+        """The head-wise sigmoid gate (from the normed input), then out_proj."""
+        batch, length, _ = x.shape
         gate = torch.sigmoid(self.g_proj(x).float()).to(attended.dtype)
         attended = attended.transpose(1, 2) * gate[..., None]
         return self.out_proj(attended.reshape(batch, length, self.heads * self.head_dim))
+
+
+def attend(
+    q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, visible: torch.Tensor | None
+) -> torch.Tensor:
+    """Fused attention; `visible` [Tq, Tk] (True: may attend), None for a plain causal mask."""
+    if visible is None:
+        return F.scaled_dot_product_attention(q, k, v, is_causal=True)
+    return F.scaled_dot_product_attention(q, k, v, attn_mask=visible)
 
 
 class MLP(nn.Module):
@@ -146,24 +152,45 @@ class SparkForTraining(nn.Module):
                 else:
                     parameter.copy_(torch.randn(parameter.shape, generator=generator) * std)
 
-    def hidden_states(self, input_ids: torch.Tensor) -> torch.Tensor:
-        """Final-norm hidden states [B, T, hidden] (float32) of right-padded sequences."""
-        length = input_ids.shape[1]
+    def hidden_states(
+        self, input_ids: torch.Tensor, prefix_ids: torch.Tensor | None = None
+    ) -> torch.Tensor:
+        """Final-norm hidden states [B, T, hidden] (float32) of right-padded sequences.
+
+        `prefix_ids` [P] are tokens every sequence of the batch starts with (a shared system
+        prompt): they are computed once, and `input_ids` continue after them at position P.
+        """
+        batch, length = input_ids.shape
+        prefix = 0 if prefix_ids is None else prefix_ids.shape[0]
         device = input_ids.device
-        h = self.model.embedding(input_ids).float()
-        tables = {kind: rope.angles(length, device) for kind, rope in self.ropes.items()}
-        positions = torch.arange(length, device=device)
+        tables = {kind: rope.angles(prefix + length, device) for kind, rope in self.ropes.items()}
+        positions = torch.arange(prefix + length, device=device)
         distance = positions[:, None] - positions[None, :]
-        band = (distance >= 0) & (distance < self.config.sliding_window)
+        window = distance < self.config.sliding_window
+        # [P + T, P + T]: who may see whom, per layer type; None where SDPA's causal flag does
+        visible: dict[str, torch.Tensor | None] = {
+            "sliding_attention": (distance >= 0) & window,
+            "full_attention": distance >= 0 if prefix else None,
+        }
+        h = self.model.embedding(input_ids).float()
+        shared = None if prefix_ids is None else self.model.embedding(prefix_ids)[None].float()
         for layer in self.model.layers:
             assert isinstance(layer, DecoderLayer)
+            attention, rope = layer.self_attn, self.ropes[layer.layer_type]
+            cos, sin = tables[layer.layer_type]
+            mask = visible[layer.layer_type]
             x = layer.input_layernorm(h)
-            h = h + layer.self_attn(
-                x,
-                self.ropes[layer.layer_type],
-                tables[layer.layer_type],
-                band if layer.layer_type == "sliding_attention" else None,
-            )
+            q, k, v = attention.project(x, rope, cos[prefix:], sin[prefix:])
+            if shared is not None and mask is not None:
+                shared_x = layer.input_layernorm(shared)
+                sq, sk, sv = attention.project(shared_x, rope, cos[:prefix], sin[:prefix])
+                shared_out = attend(sq, sk, sv, mask[:prefix, :prefix])
+                shared = shared + attention.output(shared_x, shared_out)
+                shared = shared + layer.mlp(layer.post_attention_layernorm(shared))
+                k = torch.cat([sk.expand(batch, -1, -1, -1), k], 2)
+                v = torch.cat([sv.expand(batch, -1, -1, -1), v], 2)
+                mask = mask[prefix:]
+            h = h + attention.output(x, attend(q, k, v, mask))
             h = h + layer.mlp(layer.post_attention_layernorm(h))
         return self.model.norm(h)
 
@@ -173,10 +200,16 @@ class SparkForTraining(nn.Module):
     def forward(self, input_ids: torch.Tensor) -> torch.Tensor:
         return self.logits(self.hidden_states(input_ids))
 
-    def target_loss(self, input_ids: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+    def target_loss(
+        self,
+        input_ids: torch.Tensor,
+        targets: torch.Tensor,
+        prefix_ids: torch.Tensor | None = None,
+    ) -> torch.Tensor:
         """Mean cross-entropy of the tokens marked in `targets` [B, T] (bool), each predicted
-        from the positions before it; the head runs only where a prediction is scored."""
-        hidden = self.hidden_states(input_ids)
+        from the positions before it (the first token of `input_ids` is never a target); the
+        head runs only where a prediction is scored."""
+        hidden = self.hidden_states(input_ids, prefix_ids)
         scored = targets[:, 1:]
         predicted = self.logits(hidden[:, :-1][scored])
         return F.cross_entropy(predicted.float(), input_ids[:, 1:][scored])

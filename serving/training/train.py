@@ -29,6 +29,7 @@ from serving.checkpoint import (
 from serving.training.data import (
     DemoError,
     Example,
+    distinct_lines,
     encode_lines,
     parse_demo,
     read_demo_lines,
@@ -60,12 +61,16 @@ class TrainSettings(BaseModel):
     steps: int = Field(default=2000, ge=1)
     seed: int = 0
     device: str = "cpu"
-    batch_tokens: int = Field(default=65536, ge=256, description="padded tokens per batch")
+    batch_tokens: int = Field(
+        default=32768, ge=256, description="padded tokens per batch, after the shared prefix"
+    )
     learning_rate: float = Field(default=1e-3, gt=0)
     warmup_steps: int = Field(default=100, ge=0)
     weight_decay: float = Field(default=0.1, ge=0)
     max_length: int = Field(default=4096, ge=16, description="longer demonstrations are left out")
     log_every: int = Field(default=25, ge=1)
+    # A safety net for a machine lent by the minute: stop early and still write the checkpoint.
+    time_limit_s: float | None = Field(default=None, gt=0)
 
 
 class LossPoint(BaseModel):
@@ -80,12 +85,15 @@ class TrainingLog(BaseModel):
 
     settings: TrainSettings
     demonstrations: int
+    distinct_demonstrations: int
     left_out_too_long: int
     parameters: int
+    shared_prefix_tokens: int
     tokens_per_epoch: int
     scored_tokens_per_epoch: int
     longest_example: int
     epochs: float
+    steps_done: int
     losses: list[LossPoint]
     seconds: float
 
@@ -95,15 +103,45 @@ StepCallback = Callable[[int, float, float], None]
 
 
 @dataclass(frozen=True)
+class Corpus:
+    """Tokenized demonstrations: the tokens all of them start with (the system prompt and the
+    tools), computed once a batch, then each distinct one's own tokens and its weight."""
+
+    prefix: list[int]
+    examples: list[Example]
+    counts: list[int]
+
+    @classmethod
+    def build(cls, encoded: Sequence[Example], counts: Sequence[int]) -> Corpus:
+        first = encoded[0].ids
+        # the prefix ends before any completion's first prediction
+        limit = min(example.prompt_tokens for example in encoded) - 1
+        shared = 0
+        while shared < limit and all(e.ids[shared] == first[shared] for e in encoded):
+            shared += 1
+        rest = [Example(e.ids[shared:], e.prompt_tokens - shared) for e in encoded]
+        return cls(first[:shared], rest, list(counts))
+
+    def tokens(self, scored: bool = False) -> int:
+        """Tokens in an epoch (counted as if every sequence carried the prefix)."""
+        return sum(
+            count * (e.length - e.prompt_tokens if scored else len(self.prefix) + e.length)
+            for e, count in zip(self.examples, self.counts, strict=True)
+        )
+
+
+@dataclass(frozen=True)
 class Batch:
     input_ids: torch.Tensor
     targets: torch.Tensor
 
 
-def make_batches(examples: Sequence[Example], batch_tokens: int, rng: random.Random) -> list[Batch]:
-    """Examples of similar length together, each batch at most `batch_tokens` padded tokens,
-    in a shuffled order (the shuffle within equal lengths comes from `rng` too)."""
-    order = sorted(range(len(examples)), key=lambda i: (examples[i].length, rng.random()))
+def make_batches(corpus: Corpus, batch_tokens: int, rng: random.Random) -> list[Batch]:
+    """One epoch: every example as often as it occurs, those of similar length together, each
+    batch at most `batch_tokens` padded tokens after the prefix, in a shuffled order."""
+    examples = corpus.examples
+    repeated = [i for i, count in enumerate(corpus.counts) for _ in range(count)]
+    order = sorted(repeated, key=lambda i: (examples[i].length, rng.random()))
     groups: list[list[int]] = []
     current: list[int] = []
     for index in order:
@@ -127,6 +165,16 @@ def _collate(examples: Sequence[Example]) -> Batch:
         input_ids[row, : example.length] = torch.tensor(example.ids)
         targets[row, example.prompt_tokens : example.length] = True
     return Batch(input_ids, targets)
+
+
+def _point(step: int, window: Sequence[float], rate: float, started: float) -> LossPoint:
+    """The mean loss of the steps since the last point."""
+    return LossPoint(
+        step=step,
+        loss=round(sum(window) / len(window), 5),
+        learning_rate=rate,
+        seconds=round(time.monotonic() - started, 1),
+    )
 
 
 def learning_rate(step: int, settings: TrainSettings) -> float:
@@ -153,7 +201,8 @@ def train(
     say = on_stage or (lambda text: None)
     if out_dir.exists() and (not out_dir.is_dir() or any(out_dir.iterdir())):
         raise DemoError(f"{out_dir} exists and is not an empty directory")
-    lines = read_demo_lines(demos_path)
+    all_lines = read_demo_lines(demos_path)
+    lines, counts = distinct_lines(all_lines)
     rng = random.Random(settings.seed)
     torch.manual_seed(settings.seed)
 
@@ -163,11 +212,12 @@ def train(
     out_dir.mkdir(parents=True, exist_ok=True)
     write_tokenizer(out_dir, shape.tokenizer_vocab, tokenizer_corpus(sample_demos))
 
-    say(f"rendering and tokenizing {len(lines)} demonstrations")
+    say(f"rendering and tokenizing {len(lines)} distinct of {len(all_lines)} demonstrations")
     encoded = encode_lines(out_dir, lines)
-    examples = [e for e in encoded if e.length <= settings.max_length]
-    if not examples:
+    kept = [i for i, e in enumerate(encoded) if e.length <= settings.max_length]
+    if not kept:
         raise DemoError(f"every demonstration is longer than {settings.max_length} tokens")
+    corpus = Corpus.build([encoded[i] for i in kept], [counts[i] for i in kept])
 
     config = config_for(shape)
     device = torch.device(settings.device)
@@ -187,53 +237,60 @@ def train(
     )
     autocast = torch.autocast(device.type, dtype=torch.bfloat16, enabled=device.type == "cuda")
 
-    say(f"training {parameter_count(config) / 1e6:.2f}M parameters for {settings.steps} steps")
+    prefix = torch.tensor(corpus.prefix, dtype=torch.long, device=device) if corpus.prefix else None
+    say(
+        f"training {parameter_count(config) / 1e6:.2f}M parameters for {settings.steps} steps "
+        f"({len(corpus.prefix)} prefix tokens shared by every demonstration)"
+    )
     losses: list[LossPoint] = []
     window: list[float] = []
     batches: list[Batch] = []
     model.train()
+    steps_done = 0
     for step in range(settings.steps):
+        if settings.time_limit_s is not None and time.monotonic() - started > settings.time_limit_s:
+            say(f"time limit reached after {step} steps")
+            break
         if not batches:
-            batches = make_batches(examples, settings.batch_tokens, rng)
+            batches = make_batches(corpus, settings.batch_tokens, rng)
             batches.reverse()  # popped from the end
         batch = batches.pop()
         rate = learning_rate(step, settings)
         for group in optimizer.param_groups:
             group["lr"] = rate
         with autocast:
-            loss = model.target_loss(batch.input_ids.to(device), batch.targets.to(device))
+            loss = model.target_loss(batch.input_ids.to(device), batch.targets.to(device), prefix)
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         optimizer.step()
         value = float(loss.detach())
+        steps_done = step + 1
         window.append(value)
         if on_step is not None:
             on_step(step + 1, value, rate)
-        if (step + 1) % settings.log_every == 0 or step + 1 == settings.steps:
-            losses.append(
-                LossPoint(
-                    step=step + 1,
-                    loss=round(sum(window) / len(window), 5),
-                    learning_rate=rate,
-                    seconds=round(time.monotonic() - started, 1),
-                )
-            )
+        if steps_done % settings.log_every == 0:
+            losses.append(_point(steps_done, window, rate, started))
             window = []
+    if window:
+        losses.append(_point(steps_done, window, rate, started))
 
     say(f"writing the checkpoint to {out_dir}")
     write_model_files(out_dir, config)
     write_weights(out_dir, model.checkpoint_tensors().items(), WEIGHT_SHARD_BYTES)
-    per_epoch = make_batches(examples, settings.batch_tokens, random.Random(0))
+    per_epoch = len(make_batches(corpus, settings.batch_tokens, random.Random(0)))
     log = TrainingLog(
         settings=settings,
-        demonstrations=len(encoded),
-        left_out_too_long=len(encoded) - len(examples),
+        demonstrations=len(all_lines),
+        distinct_demonstrations=len(lines),
+        left_out_too_long=len(encoded) - len(kept),
         parameters=parameter_count(config),
-        tokens_per_epoch=sum(e.length for e in examples),
-        scored_tokens_per_epoch=sum(e.length - e.prompt_tokens for e in examples),
-        longest_example=max(e.length for e in examples),
-        epochs=round(settings.steps / len(per_epoch), 2),
+        shared_prefix_tokens=len(corpus.prefix),
+        tokens_per_epoch=corpus.tokens(),
+        scored_tokens_per_epoch=corpus.tokens(scored=True),
+        longest_example=len(corpus.prefix) + max(e.length for e in corpus.examples),
+        epochs=round(steps_done / per_epoch, 2),
+        steps_done=steps_done,
         losses=losses,
         seconds=round(time.monotonic() - started, 1),
     )
