@@ -3,16 +3,34 @@
 from simulator import Simulator
 sim = Simulator(state={"wifi": False})
 xml = sim.dump_xml()
+
+The names below load on first use: `phone-agent --help` imports this package for the `sim`
+commands and must not load every simulated app to list them.
 """
 
-from simulator.device import Simulator
-from simulator.faults import FaultConfig
-from simulator.state import (
-    STATE_KEYS,
-    StateError,
-    parse_state_assignment,
-    parse_state_assignments,
-)
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from simulator.device import Simulator
+    from simulator.faults import FaultConfig
+    from simulator.state import (
+        STATE_KEYS,
+        StateError,
+        parse_state_assignment,
+        parse_state_assignments,
+    )
+
+_HOMES = {
+    "Simulator": "simulator.device",
+    "FaultConfig": "simulator.faults",
+    "STATE_KEYS": "simulator.state",
+    "StateError": "simulator.state",
+    "parse_state_assignment": "simulator.state",
+    "parse_state_assignments": "simulator.state",
+}
 
 __all__ = [
     "STATE_KEYS",
@@ -22,3 +40,9 @@ __all__ = [
     "parse_state_assignment",
     "parse_state_assignments",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _HOMES:
+        raise AttributeError(f"module 'simulator' has no attribute {name!r}")
+    return getattr(importlib.import_module(_HOMES[name]), name)

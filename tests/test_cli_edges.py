@@ -207,3 +207,27 @@ def test_eval_tables_in_a_file_are_not_cut_to_80_columns(
     header = next(line for line in out.splitlines() if "policy" in line and "guards" in line)
     assert header.split("┃")[-2].strip() == "p90"  # the last column, on the header's line
     assert len(header) > 80
+
+
+def test_listing_the_commands_loads_no_heavy_module() -> None:
+    """`phone-agent --help` must start fast: it imports command modules, and none of them may
+    load the simulator's apps, the ADB server, pydantic, rich, lxml, HTTP clients or torch."""
+    probe = (
+        "import sys, contextlib, io\n"
+        "from agent.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    assert main(['--help']) == 0\n"
+        "print('\\n'.join(sorted(sys.modules)))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        cwd=REPO_ROOT,
+        timeout=120,
+        check=True,
+    )
+    heavy = ("simulator.device", "simulator.apps", "simulator.adbd.server", "pydantic", "rich",
+             "lxml", "httpx", "openai", "torch", "numpy", "evals.bench.llamacpp")  # fmt: skip
+    loaded = [name for name in done.stdout.split() if name.startswith(heavy)]
+    assert loaded == []

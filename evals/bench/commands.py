@@ -173,6 +173,18 @@ def _comma_list(parse: Callable[[str], list[Any]]) -> Callable[[str], list[Any]]
     return convert
 
 
+def _serving_bench(name: str) -> Callable[[str], list[Any]]:
+    """A list parser of evals.bench.serving, imported when an option needs it."""
+
+    def parse(text: str) -> list[Any]:
+        from evals.bench import serving
+
+        parsed: list[Any] = getattr(serving, name)(text)
+        return parsed
+
+    return parse
+
+
 def _add_shape(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--shape", choices=("tiny", "1.7b"), default="1.7b", help="(1.7b)")
 
@@ -191,14 +203,8 @@ def _at_least(minimum: int) -> Callable[[str], int]:
 
 
 def _add_serving(benchmarks: Any) -> None:
-    from evals.bench.llamacpp import PEER_FORMATS
-    from evals.bench.serving import (
-        DEFAULT_CONCURRENCY,
-        SCHEMES,
-        parse_peer_formats,
-        parse_schemes,
-    )
-
+    # The measuring modules load httpx, pydantic and the llama.cpp peer: the handler and the
+    # list converters import them, not the listing of the commands.
     parser = benchmarks.add_parser(
         "serving",
         help="weight builds served side by side: load, memory, prefill, decode, concurrency",
@@ -214,10 +220,9 @@ def _add_serving(benchmarks: Any) -> None:
     _add_shape(parser)
     parser.add_argument(
         "--schemes",
-        type=_comma_list(parse_schemes),
-        default=list(SCHEMES),
+        type=_comma_list(_serving_bench("parse_schemes")),
         metavar="LIST",
-        help=f"comma-separated builds to measure ({','.join(SCHEMES)})",
+        help="comma-separated builds to measure (default: every build)",
     )
     parser.add_argument(
         "--work-dir",
@@ -238,16 +243,14 @@ def _add_serving(benchmarks: Any) -> None:
     parser.add_argument(
         "--concurrency",
         type=_comma_list(parse_counts),
-        default=list(DEFAULT_CONCURRENCY),
         metavar="LIST",
-        help=f"simultaneous decode streams to sweep ({','.join(map(str, DEFAULT_CONCURRENCY))})",
+        help="simultaneous decode streams to sweep (default: 1 to 8, doubling)",
     )
     parser.add_argument(
         "--peer-formats",
-        type=_comma_list(parse_peer_formats),
-        default=list(PEER_FORMATS),
+        type=_comma_list(_serving_bench("parse_peer_formats")),
         metavar="LIST",
-        help=f"llama.cpp GGUF formats to measure ({','.join(PEER_FORMATS)})",
+        help="llama.cpp GGUF formats to measure (default: every format)",
     )
     parser.add_argument(
         "--no-peer",
@@ -262,17 +265,18 @@ def _add_serving(benchmarks: Any) -> None:
 
 def _run_serving(args: argparse.Namespace) -> int:
     from evals.bench import serving
+    from evals.bench.llamacpp import PEER_FORMATS
     from serving import launcher
     from serving.checkpoint import user_cache_dir
 
     settings = serving.ServingBenchSettings(
         shape=args.shape,
-        schemes=args.schemes,
+        schemes=args.schemes or list(serving.SCHEMES),
         runs=args.runs,
         decode_tokens=args.decode_tokens,
         prefill_tokens=args.prefill_tokens,
-        concurrency=args.concurrency,
-        peer_formats=args.peer_formats,
+        concurrency=args.concurrency or list(serving.DEFAULT_CONCURRENCY),
+        peer_formats=list(PEER_FORMATS) if args.peer_formats is None else args.peer_formats,
     )
     work_dir: Path = args.work_dir or user_cache_dir() / "bench-serving" / args.shape
     with launcher.stop_signals_raise():

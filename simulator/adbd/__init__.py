@@ -3,14 +3,32 @@
 `AdbServer` speaks the protocol of the ADB server (what adbutils and the `adb` binary talk to);
 each served phone runs `adb shell` command lines through a small POSIX shell against the
 shell builtins and Android services that `simulator.adbd.android` puts together.
+
+The names below load on first use, so that listing the `sim` commands stays fast.
 """
 
-from simulator.adbd.android import PhoneSession
-from simulator.adbd.ime import ADB_KEYBOARD_IME, LATIN_IME
-from simulator.adbd.input import decode_input_text
-from simulator.adbd.phone import ServedPhone
-from simulator.adbd.screen import DumpFault
-from simulator.adbd.server import AdbServer
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from simulator.adbd.android import PhoneSession
+    from simulator.adbd.ime import ADB_KEYBOARD_IME, LATIN_IME
+    from simulator.adbd.input import decode_input_text
+    from simulator.adbd.phone import ServedPhone
+    from simulator.adbd.screen import DumpFault
+    from simulator.adbd.server import AdbServer
+
+_HOMES = {
+    "PhoneSession": "simulator.adbd.android",
+    "ADB_KEYBOARD_IME": "simulator.adbd.ime",
+    "LATIN_IME": "simulator.adbd.ime",
+    "decode_input_text": "simulator.adbd.input",
+    "ServedPhone": "simulator.adbd.phone",
+    "DumpFault": "simulator.adbd.screen",
+    "AdbServer": "simulator.adbd.server",
+}
 
 __all__ = [
     "ADB_KEYBOARD_IME",
@@ -21,3 +39,9 @@ __all__ = [
     "ServedPhone",
     "decode_input_text",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _HOMES:
+        raise AttributeError(f"module 'simulator.adbd' has no attribute {name!r}")
+    return getattr(importlib.import_module(_HOMES[name]), name)
