@@ -13,7 +13,7 @@ def run_cli(
     *args: str, env: dict[str, str], timeout: float = 120
 ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "agent.cli", *args],
+        [sys.executable, "-m", "agent", *args],
         capture_output=True,
         text=True,
         env=env,

@@ -15,7 +15,7 @@ import pytest
 
 from agent.cli import main
 from evals.scripted_model import ScriptedServer, call
-from tests.cli_process import REPO_ROOT, run_cli
+from tests.cli_process import REPO_ROOT
 
 SCREEN = REPO_ROOT / "fixtures" / "screens" / "settings_internet.xml"
 DEV_ZERO = Path("/dev/zero")
@@ -154,18 +154,20 @@ def test_a_trajectory_path_that_cannot_be_written_is_a_usage_error(
 @pytest.mark.parametrize("module", ["agent", "agent.cli"])
 def test_both_module_forms_give_the_same_exit_codes(module: str) -> None:
     """`python -m agent.cli` once ran a second copy of the CLI whose usage errors exited 1."""
-    env = {**os.environ}
-    blank = subprocess.run(
-        [sys.executable, "-m", module, "run", "   "],
-        capture_output=True,
-        text=True,
-        cwd=REPO_ROOT,
-        env=env,
-        timeout=120,
-        check=False,
-    )
+
+    def started(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", module, *args],
+            capture_output=True,
+            text=True,
+            cwd=REPO_ROOT,
+            timeout=120,
+            check=False,
+        )
+
+    blank = started("run", "   ")
     assert (blank.returncode, blank.stderr.strip()) == (2, "error: run: the goal is empty")
-    listed = run_cli("elements", str(SCREEN), env=env)
+    listed = started("elements", str(SCREEN))
     assert listed.returncode == 0 and '[4] switch "Wi-Fi" off' in listed.stdout
 
 
