@@ -6,14 +6,14 @@ import datetime as dt
 from collections.abc import Callable
 
 from simulator.apps.clock import format_time
+from simulator.apps.dialogs import ConfirmDialog
 from simulator.apps.timepicker import TimePickerDialog
 from simulator.display import WIDTH
-from simulator.runtime import Dialog, Page, Phone
+from simulator.runtime import Page, Phone
 from simulator.state import CALENDAR, Event
 from simulator.view import FRAME, LINEAR, SWITCH, TEXT, Rect, ScrollState, View, rid
 from simulator.widgets import (
     Field,
-    alert_dialog,
     button,
     edit_text,
     fab,
@@ -136,30 +136,21 @@ class SchedulePage(Page):
         return View(FRAME, frame, rid=_eid("main_pane"), children=children)
 
 
-class DeleteEventDialog(Dialog):
-    def __init__(self, page: EventPage) -> None:
-        super().__init__(page.phone, CALENDAR)
-        self.page = page
-
-    def _delete(self) -> None:
-        event = self.page.event
-        self.phone.state.events = [e for e in self.phone.state.events if e is not event]
-        self.phone.close_dialog(self)
-        self.phone.pop(self.page)
-
-    def window(self) -> View:
-        return alert_dialog(
-            "Delete this event?",
-            "",
-            [("Cancel", self.cancel), ("Delete", self._delete)],
-            on_cancel=self.cancel,
-        )
-
-
 class EventPage(Page):
     def __init__(self, phone: Phone, event: Event) -> None:
         super().__init__(phone, CALENDAR)
         self.event = event
+
+    def _delete(self) -> None:
+        event = self.event
+
+        def remove() -> None:
+            self.state.events = [e for e in self.state.events if e is not event]
+            self.phone.pop(self)
+
+        self.phone.open_dialog(
+            ConfirmDialog(self.phone, CALENDAR, "Delete this event?", "", "Delete", remove)
+        )
 
     def content(self, frame: Rect) -> View:
         e = self.event
@@ -178,7 +169,7 @@ class EventPage(Page):
                         icon_button(
                             "Delete event",
                             Rect(786, frame.y1 + 10, 933, frame.y1 + 158),
-                            lambda: self.phone.open_dialog(DeleteEventDialog(self)),
+                            self._delete,
                             _eid("delete"),
                         ),
                     ],

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from simulator.apps.dialogs import ConfirmDialog
 from simulator.display import WIDTH
-from simulator.runtime import Dialog, Page, Phone
+from simulator.runtime import Page, Phone
 from simulator.state import CONTACTS, Contact
 from simulator.view import FRAME, IMAGE, LINEAR, SCROLL, Rect, ScrollState, View, rid
 from simulator.widgets import (
     Field,
-    alert_dialog,
     button,
     edit_text,
     fab,
@@ -222,24 +222,6 @@ class ContactDetailPage(Page):
             self.phone.pop(self)
 
 
-class DiscardDialog(Dialog):
-    def __init__(self, editor: ContactEditorPage) -> None:
-        super().__init__(editor.phone, CONTACTS)
-        self.editor = editor
-
-    def _discard(self) -> None:
-        self.phone.close_dialog(self)
-        self.phone.pop(self.editor)
-
-    def window(self) -> View:
-        return alert_dialog(
-            "Discard changes?",
-            "",
-            [("Keep editing", self.cancel), ("Discard", self._discard)],
-            on_cancel=self.cancel,
-        )
-
-
 class ContactEditorPage(Page):
     FIELDS = ("First name", "Last name", "Company", "Phone", "Email")
 
@@ -259,15 +241,28 @@ class ContactEditorPage(Page):
     def _changed(self) -> bool:
         return any(f.text != self.original[name] for name, f in self.fields.items())
 
+    def _ask_to_discard(self) -> None:
+        self.phone.open_dialog(
+            ConfirmDialog(
+                self.phone,
+                CONTACTS,
+                "Discard changes?",
+                "",
+                "Discard",
+                lambda: self.phone.pop(self),
+                dismiss="Keep editing",
+            )
+        )
+
     def _close(self) -> None:
         if self._changed():
-            self.phone.open_dialog(DiscardDialog(self))
+            self._ask_to_discard()
         else:
             self.phone.pop(self)
 
     def on_back(self) -> bool:
         if self._changed():
-            self.phone.open_dialog(DiscardDialog(self))
+            self._ask_to_discard()
             return True
         return False
 

@@ -12,8 +12,9 @@ import datetime as dt
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from simulator.apps.dialogs import ConfirmDialog
 from simulator.display import WIDTH
-from simulator.runtime import Dialog, Page, Phone
+from simulator.runtime import Page, Phone
 from simulator.state import SETTINGS
 from simulator.view import (
     CARD,
@@ -35,7 +36,6 @@ from simulator.widgets import (
     TITLE_SIZE,
     Field,
     Pref,
-    alert_dialog,
     edit_text,
     icon_button,
     main_switch_bar,
@@ -758,34 +758,29 @@ def system_rows(page: PrefsPage) -> list[Pref]:
     return rows
 
 
-class UsbDebuggingDialog(Dialog):
-    def __init__(self, page: PrefsPage) -> None:
-        super().__init__(page.phone, SETTINGS)
-
-    def _allow(self) -> None:
-        self.phone.state.usb_debugging = True
-        self.cancel()
-
-    def window(self) -> View:
-        return alert_dialog(
-            "Allow USB debugging?",
-            "USB debugging is intended for development purposes only. Use it to copy data "
-            "between your computer and your device.",
-            [("Cancel", self.cancel), ("OK", self._allow)],
-            on_cancel=self.cancel,
-        )
-
-
 def developer_rows(page: PrefsPage) -> list[Pref]:
     s = page.state
     if not s.developer_options:
         return []
 
+    def allow() -> None:
+        s.usb_debugging = True
+
     def usb() -> None:
         if s.usb_debugging:
             s.usb_debugging = False
         else:
-            page.phone.open_dialog(UsbDebuggingDialog(page))
+            page.phone.open_dialog(
+                ConfirmDialog(
+                    page.phone,
+                    SETTINGS,
+                    "Allow USB debugging?",
+                    "USB debugging is intended for development purposes only. Use it to copy "
+                    "data between your computer and your device.",
+                    "OK",
+                    allow,
+                )
+            )
 
     return [
         Pref("Memory", "Avg 2.1 GB of 7.6 GB memory used"),
