@@ -193,3 +193,13 @@ def test_console_script_parses_a_file() -> None:
         "source": "compact",
         "repairs": ["alias click->tap", "argument element->index", "coerced index '#7'->7"],
     }
+
+
+def test_megabytes_of_unclosed_objects_are_a_reply_without_a_call(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Too deep for a JSON reader (it once stopped the command with a recursion error), and
+    with no call in it."""
+    code, printed, err = run_stdin(capsys, monkeypatch, '{"a":' * 1_000_000)
+    assert code == 1 and err == ""
+    assert printed["name"] is None and printed["error"].startswith("no tool call in the reply")

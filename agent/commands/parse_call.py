@@ -72,8 +72,8 @@ def reply_fields(text: str) -> tuple[str | None, str | None, list[Any] | None]:
         return text, None, None
     try:
         document = json.loads(stripped)
-    except ValueError:
-        return text, None, None  # broken JSON is what small models write: a reply's text
+    except (ValueError, RecursionError):
+        return text, None, None  # broken (or absurdly nested) JSON is a reply's text
     if not isinstance(document, dict):
         return text, None, None
     if "choices" in document:
