@@ -45,6 +45,12 @@ def _register_eval(subparsers: argparse._SubParsersAction[argparse.ArgumentParse
     parser.add_argument("--model", help="model name (default: the first the server lists)")
     parser.add_argument("--thinking", choices=("on", "off"), default="on")
     parser.add_argument(
+        "--temperature",
+        type=float,
+        default=1.0,
+        help="sampling temperature (llm; default 1.0, the model card's; 0 for greedy)",
+    )
+    parser.add_argument(
         "--think-budget",
         type=_positive_int,
         default=512,
@@ -184,6 +190,7 @@ def _eval_sim(args: argparse.Namespace) -> int:
     settings = EvalSettings(
         max_steps=args.max_steps,
         thinking=args.thinking == "on",
+        temperature=args.temperature,
         base_url=args.base_url,
         model=args.model,
     )
@@ -294,6 +301,7 @@ def _model_client(args: argparse.Namespace) -> tuple[Any, str]:
             model=args.model,
             thinking=args.thinking == "on",
             think_budget=args.think_budget,
+            temperature=args.temperature,
         )
     )
     try:

@@ -216,6 +216,7 @@ class EvalSettings(BaseModel):
 
     max_steps: int | None = None  # None: each task's own budget
     thinking: bool = True
+    temperature: float = 1.0
     base_url: str | None = None
     model: str | None = None
 
