@@ -8,7 +8,7 @@ settings rows).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from simulator.display import HEIGHT, NAV_BAR_TOP, SCREEN, STATUS_BAR, WIDTH
 from simulator.view import (
@@ -523,6 +523,16 @@ def main_switch_bar(package: str, title: str, checked: bool, on_tap: Handler, bo
                 ],
             )
         ],
+    )
+
+
+def navigation_drawer(frame: Rect, panel: View, on_close: Handler) -> View:
+    """An open navigation drawer: `panel` at the left over a scrim that closes it when tapped.
+    A tap on the panel between its rows does nothing, as the drawer consumes it."""
+    return View(
+        FRAME,
+        frame,
+        children=[View(VIEW, frame, on_tap=on_close), replace(panel, on_tap=no_effect)],
     )
 
 

@@ -30,7 +30,16 @@ from simulator.view import (
     View,
     rid,
 )
-from simulator.widgets import Field, button, edit_text, fab, icon_button, recycler, text
+from simulator.widgets import (
+    Field,
+    button,
+    edit_text,
+    fab,
+    icon_button,
+    navigation_drawer,
+    recycler,
+    text,
+)
 
 _BAR = 147
 _ROW = 200
@@ -602,28 +611,21 @@ class HomePage(Page):
                     ],
                 )
             )
-        return View(
+        navigation = View(
             FRAME,
-            frame,
+            panel,
+            rid=_xid("nv_main"),
             children=[
-                View(VIEW, frame, on_tap=self._toggle_drawer),  # the scrim
+                text("Pro Expense", 63, panel.y1 + 200, 52, 800, rid=_xid("tv_app_name")),
                 View(
-                    FRAME,
-                    panel,
-                    rid=_xid("nv_main"),
-                    on_tap=lambda: None,
-                    children=[
-                        text("Pro Expense", 63, panel.y1 + 200, 52, 800, rid=_xid("tv_app_name")),
-                        View(
-                            RECYCLER,
-                            Rect(0, panel.y1 + 320, panel.x2, panel.y2),
-                            rid=_xid("design_navigation_view"),
-                            children=rows,
-                        ),
-                    ],
+                    RECYCLER,
+                    Rect(0, panel.y1 + 320, panel.x2, panel.y2),
+                    rid=_xid("design_navigation_view"),
+                    children=rows,
                 ),
             ],
         )
+        return navigation_drawer(frame, navigation, self._toggle_drawer)
 
 
 def expense_root(phone: Phone) -> Page:

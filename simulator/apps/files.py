@@ -23,14 +23,21 @@ from simulator.view import (
     IMAGE,
     LINEAR,
     RECYCLER,
-    VIEW,
     VIEW_GROUP,
     Rect,
     ScrollState,
     View,
     rid,
 )
-from simulator.widgets import button, icon_button, menu_item, overflow_button, recycler, text
+from simulator.widgets import (
+    button,
+    icon_button,
+    menu_item,
+    navigation_drawer,
+    overflow_button,
+    recycler,
+    text,
+)
 
 _BAR = 126
 _ROW = 192
@@ -465,28 +472,21 @@ class BrowserPage(Page):
                     ],
                 )
             )
-        return View(
-            FRAME,
-            frame,
+        roots_panel = View(
+            LINEAR,
+            panel,
+            rid=_did("drawer_roots"),
             children=[
-                View(VIEW, frame, on_tap=self._toggle_drawer),  # the scrim
+                text("Files", 63, panel.y1 + 50, 52, 700),
                 View(
-                    LINEAR,
-                    panel,
-                    rid=_did("drawer_roots"),
-                    on_tap=lambda: None,
-                    children=[
-                        text("Files", 63, panel.y1 + 50, 52, 700),
-                        View(
-                            "android.widget.ListView",
-                            Rect(0, panel.y1 + 150, panel.x2, panel.y2),
-                            rid=_did("roots_list"),
-                            children=rows,
-                        ),
-                    ],
+                    "android.widget.ListView",
+                    Rect(0, panel.y1 + 150, panel.x2, panel.y2),
+                    rid=_did("roots_list"),
+                    children=rows,
                 ),
             ],
         )
+        return navigation_drawer(frame, roots_panel, self._toggle_drawer)
 
 
 class MovePickerPage(Page):

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from simulator.apps.calendar import day_label
+from simulator.apps.dialogs import ConfirmDialog
 from simulator.apps.messages import open_conversation
 from simulator.apps.settings import open_settings_page
 from simulator.display import HEIGHT, NAV_BAR_TOP, WIDTH
@@ -129,19 +130,18 @@ class NotificationPermissionDialog(Dialog):
         return dialog_frame(box, View(SCROLL, box, focusable=True, children=[singleton]), None)
 
 
-class RateAppDialog(Dialog):
-    """An in-app "rate us" popup, injected as a fault; it changes nothing when dismissed."""
+class RateAppDialog(ConfirmDialog):
+    """An in-app "rate us" popup, injected as a fault; either button only closes it."""
 
     def __init__(self, phone: Phone, package: str, label: str) -> None:
-        super().__init__(phone, package)
-        self.label = label
-
-    def window(self) -> View:
-        return alert_dialog(
-            f"Enjoying {self.label}?",
+        super().__init__(
+            phone,
+            package,
+            f"Enjoying {label}?",
             "Tap a star to rate it on Google Play.",
-            [("Not now", self.cancel), ("Rate", self.cancel)],
-            on_cancel=self.cancel,
+            "Rate",
+            no_effect,
+            dismiss="Not now",
         )
 
 
