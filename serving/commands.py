@@ -15,10 +15,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    import subprocess
+
     from rich.console import Console
 
-    from serving.launcher import ServeSettings
+    from serving.launcher import ResolvedModel, ServeSettings
 
+# The compile stage of the tiny checkpoint takes one to two minutes on two loaded AVX2 cores;
+# past this limit `serve` stops the compiled server and starts it eager.
+COMPILE_TIMEOUT_S = 600.0
 _STAGE_LABELS = {
     "download": "download checkpoint",
     "convert": "build checkpoint",
@@ -67,6 +72,13 @@ def register(subparsers: Any) -> None:
     serve.add_argument("--log", type=Path, default=None, help="server log file")
     serve.add_argument(
         "--timeout", type=float, default=900.0, metavar="SECONDS", help="start-up limit"
+    )
+    serve.add_argument(
+        "--compile-timeout",
+        type=float,
+        default=COMPILE_TIMEOUT_S,
+        metavar="SECONDS",
+        help=f"give torch.compile this long, then serve eager instead ({COMPILE_TIMEOUT_S:.0f})",
     )
     mode = serve.add_mutually_exclusive_group()
     mode.add_argument(
@@ -214,12 +226,20 @@ def _serve(args: argparse.Namespace, settings: ServeSettings) -> int:
                 weights = plan_weights(model, args.weights, settings.dtype, display)
                 console.print(f"weights: {weights.scheme} ({weights.reason})")
                 settings = replace(settings, extra_args=(*weights.vllm_args, *settings.extra_args))
-                command = launcher.server_command(weights.model, settings)
-                env = launcher.server_environment(os.environ, os.sched_getaffinity(0))
-                process = launcher.start_server(command, env, log_path)
-                launcher.wait_until_ready(
-                    process, settings.base_url, log_path, display, args.timeout
+                eager_because = (
+                    "--enforce-eager"
+                    if settings.enforce_eager
+                    else launcher.compile_unavailable_reason()
                 )
+                settings = replace(settings, enforce_eager=eager_because is not None)
+                console.print(f"mode: {_mode(eager_because)}")
+                env = launcher.server_environment(os.environ, os.sched_getaffinity(0))
+                try:
+                    process = _start_and_wait(weights.model, settings, env, log_path, display, args)
+                except launcher.CompileTooSlow as slow:
+                    settings = replace(settings, enforce_eager=True)
+                    console.print(f"mode: {_mode(str(slow))}")
+                    process = _start_and_wait(weights.model, settings, env, log_path, display, args)
             console.print(
                 f"[bold green]ready[/] in {time.monotonic() - started:.0f} s: "
                 f"{settings.base_url} (model [bold]{model.served_name}[/]); log: {log_path}"
@@ -243,6 +263,35 @@ def _serve(args: argparse.Namespace, settings: ServeSettings) -> int:
             if process is not None and not detached:
                 # The server leads its own session: its pid is the group of all its processes.
                 launcher.stop_group(process.pid)
+
+
+def _start_and_wait(
+    model: ResolvedModel,
+    settings: ServeSettings,
+    env: dict[str, str],
+    log_path: Path,
+    display: StageDisplay,
+    args: argparse.Namespace,
+) -> subprocess.Popen[bytes]:
+    """Start the server and follow it until it answers; one that does not is stopped here."""
+    from serving import launcher
+
+    process = launcher.start_server(launcher.server_command(model, settings), env, log_path)
+    limit = None if settings.enforce_eager else args.compile_timeout
+    try:
+        launcher.wait_until_ready(
+            process, settings.base_url, log_path, display, args.timeout, limit
+        )
+    except BaseException:
+        launcher.stop_group(process.pid)
+        raise
+    return process
+
+
+def _mode(eager_because: str | None) -> str:
+    if eager_because is None:
+        return "compiled (torch.compile; --enforce-eager skips it)"
+    return f"eager ({eager_because})"
 
 
 def _stop(port: int) -> int:

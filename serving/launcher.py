@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -67,6 +68,10 @@ class ServeError(Exception):
     exit_code = 1
 
 
+class CompileTooSlow(ServeError):
+    """torch.compile did not finish within the limit; the caller serves eager instead."""
+
+
 class ModelNotAvailable(ServeError):
     """The model named on the command line cannot be had (bad path, offline hub id)."""
 
@@ -117,6 +122,14 @@ def download_from_hub(repo_id: str) -> Path:
             f"{repo_id} is not in the local Hugging Face cache and the hub is {reason}; "
             f"copy the checkpoint to this machine and pass --model DIR"
         ) from exc
+
+
+def compile_unavailable_reason() -> str | None:
+    """Why torch.compile cannot run here at all, or None. vLLM compiles the forward with
+    inductor, which writes C++ and builds it with the system compiler."""
+    if shutil.which("c++") is None and shutil.which("g++") is None:
+        return "torch.compile builds C++ and there is no C++ compiler on PATH"
+    return None
 
 
 @dataclass(frozen=True)
@@ -298,11 +311,14 @@ def wait_until_ready(
     log_path: Path,
     on_stage: StageCallback,
     timeout_s: float,
+    compile_limit_s: float | None = None,
 ) -> None:
-    """Follow the log through the start-up stages until the API answers."""
+    """Follow the log through the start-up stages until the API answers; raise CompileTooSlow
+    when the compile stage outlasts `compile_limit_s`."""
     deadline = time.monotonic() + timeout_s
     pending = list(STAGE_MARKERS)
     on_stage("load")
+    compile_started: float | None = None
     seen = ""
     with log_path.open(encoding="utf-8", errors="replace") as log:
         while True:
@@ -313,6 +329,8 @@ def wait_until_ready(
                 pending.pop(0)
                 if pending:
                     on_stage(pending[0][0])
+                    if pending[0][0] == "compile":
+                        compile_started = time.monotonic()
             if not pending and answers(base_url):
                 on_stage("done")
                 return
@@ -325,6 +343,14 @@ def wait_until_ready(
                 raise ServeError(
                     f"the server was not ready after {timeout_s:.0f} s; see {log_path}"
                 )
+            if (
+                compile_limit_s is not None
+                and compile_started is not None
+                and pending
+                and pending[0][0] == "compile"
+                and time.monotonic() - compile_started > compile_limit_s
+            ):
+                raise CompileTooSlow(f"torch.compile was not done after {compile_limit_s:.0f} s")
             time.sleep(0.5)
 
 

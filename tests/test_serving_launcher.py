@@ -131,10 +131,13 @@ def test_stop_without_a_server_says_so(tmp_path: Path) -> None:
 # Stands in for vLLM: answers /v1/models and, like vLLM's engine, starts a child process.
 FAKE_SERVER = textwrap.dedent(
     """
-    import http.server, os, pathlib, subprocess, sys
+    import http.server, os, pathlib, subprocess, sys, time
     child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
     pathlib.Path(__file__).with_name("group.txt").write_text(str(os.getpgid(0)))
-    print("Loading weights took 0.0 s\\ninit engine took 0.0 s", flush=True)
+    print("Loading weights took 0.0 s", flush=True)
+    if os.environ.get("FAKE_COMPILE_HANGS") and "--enforce-eager" not in sys.argv:
+        time.sleep(600)
+    print("init engine took 0.0 s", flush=True)
     class Models(http.server.BaseHTTPRequestHandler):
         def do_GET(self):
             self.send_response(200); self.end_headers(); self.wfile.write(b'{"data": []}')
@@ -156,18 +159,27 @@ FOREGROUND_RUNNER = textwrap.dedent(
     fake, model_dir = sys.argv[1], Path(sys.argv[2])
     fake_model = launcher.ResolvedModel(model_dir, "fake", "local")
     launcher.resolve_model = lambda spec, on_stage: fake_model
-    launcher.server_command = lambda model, s, python=sys.executable: [python, fake, str(s.port)]
+    launcher.server_command = lambda model, s, python=sys.executable: [
+        python, fake, str(s.port), *(["--enforce-eager"] if s.enforce_eager else [])
+    ]
     port, extra = sys.argv[3], sys.argv[4:]
     sys.exit(main(["serve", "--model", "fake", "--weights", "bf16", "--port", port, *extra]))
     """
 )
 
 
-def start_fake_serve(tmp_path: Path, *extra: str) -> tuple[subprocess.Popen[str], int]:
+def start_fake_serve(
+    tmp_path: Path, *extra: str, env_extra: dict[str, str] | None = None
+) -> tuple[subprocess.Popen[str], int]:
     (tmp_path / "fake_server.py").write_text(FAKE_SERVER)
     (tmp_path / "runner.py").write_text(FOREGROUND_RUNNER)
     port = launcher.free_port()
-    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache"), "PYTHONPATH": str(REPO_ROOT)}
+    env = {
+        **os.environ,
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+        "PYTHONPATH": str(REPO_ROOT),
+        **(env_extra or {}),
+    }
     runner = subprocess.Popen(
         [
             sys.executable,
@@ -206,6 +218,33 @@ def test_sigterm_on_a_foreground_server_stops_its_whole_group(tmp_path: Path) ->
     runner.send_signal(signal.SIGTERM)
     assert runner.wait(timeout=30) == 130
     assert launcher.group_members(group) == []
+
+
+def test_a_compile_that_outlasts_its_limit_is_replaced_by_an_eager_server(
+    tmp_path: Path,
+) -> None:
+    runner, port = start_fake_serve(
+        tmp_path, "--compile-timeout", "2", "--detach", env_extra={"FAKE_COMPILE_HANGS": "1"}
+    )
+    wait_for_url(runner)
+    assert runner.wait(timeout=60) == 0
+    assert runner.stderr is not None
+    said = runner.stderr.read()
+    assert "mode: compiled" in said
+    assert "mode: eager (torch.compile was not done after 2 s)" in said
+    group = server_group(tmp_path)
+    assert len(launcher.group_members(group)) == 2  # only the eager server and its child
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    assert run_cli("serve", "--stop", "--port", str(port), env=env).returncode == 0
+    assert launcher.group_members(group) == []
+
+
+def test_without_a_cpp_compiler_serve_starts_eager_and_says_why(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(launcher.shutil, "which", lambda name: None)
+    reason = launcher.compile_unavailable_reason()
+    assert reason is not None and "C++ compiler" in reason
 
 
 def test_detach_then_stop_leaves_nothing_running(tmp_path: Path) -> None:
