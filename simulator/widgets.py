@@ -575,6 +575,27 @@ def recycler(
     )
 
 
+def scroll_view(
+    box: Rect,
+    rows: Sequence[tuple[int, Callable[[Rect], View]]],
+    state: ScrollState,
+    rid_: str = "",
+    cls: str = SCROLL,
+    holder: str = LINEAR,
+) -> View:
+    """A ScrollView (or NestedScrollView, WebView) whose one child holds every row: unlike a
+    recycler's, rows scrolled out of view stay attached."""
+    return View(
+        cls,
+        box,
+        rid=rid_,
+        scrollable=True,
+        focusable=True,
+        scroll=state,
+        children=[View(holder, box, children=scroll_rows(box, rows, state))],
+    )
+
+
 APP_BAR_EXPANDED = 470
 APP_BAR_COLLAPSED = 147
 

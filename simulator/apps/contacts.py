@@ -8,7 +8,7 @@ from simulator.apps.dialogs import ConfirmDialog
 from simulator.display import WIDTH
 from simulator.runtime import Page, Phone
 from simulator.state import CONTACTS, Contact
-from simulator.view import FRAME, IMAGE, LINEAR, SCROLL, Rect, ScrollState, View, rid
+from simulator.view import FRAME, IMAGE, LINEAR, Rect, ScrollState, View, rid
 from simulator.widgets import (
     Field,
     button,
@@ -16,7 +16,7 @@ from simulator.widgets import (
     fab,
     icon_button,
     recycler,
-    scroll_rows,
+    scroll_view,
     text,
     toolbar,
 )
@@ -308,15 +308,7 @@ class ContactEditorPage(Page):
             rid=_kid("editor_root"),
             children=[
                 bar,
-                View(
-                    SCROLL,
-                    body,
-                    rid=_kid("editors_scroll"),
-                    scrollable=True,
-                    focusable=True,
-                    scroll=self.scroll,
-                    children=[View(LINEAR, body, children=scroll_rows(body, rows, self.scroll))],
-                ),
+                scroll_view(body, rows, self.scroll, _kid("editors_scroll")),
             ],
         )
 

@@ -37,7 +37,7 @@ from simulator.widgets import (
     fab,
     icon_button,
     recycler,
-    scroll_rows,
+    scroll_view,
     text,
 )
 
@@ -589,16 +589,13 @@ class EditorPage(Page):
             for line in self.body.text.splitlines()
             if line.strip()
         ]
-        page = View(
-            "android.webkit.WebView",
+        page = scroll_view(
             body,
-            rid=_mid("document__fragment_view_webview"),
-            scrollable=True,
-            focusable=True,
-            scroll=self.preview_scroll,
-            children=[
-                View(VIEW_GROUP, body, children=scroll_rows(body, rows, self.preview_scroll))
-            ],
+            rows,
+            self.preview_scroll,
+            _mid("document__fragment_view_webview"),
+            cls="android.webkit.WebView",
+            holder=VIEW_GROUP,
         )
         return View(FRAME, frame, rid=_mid("document__fragment__view"), children=[bar, page])
 

@@ -18,7 +18,6 @@ from simulator.view import (
     FRAME,
     IMAGE,
     LINEAR,
-    SCROLL,
     VIEW_GROUP,
     Rect,
     ScrollState,
@@ -34,7 +33,7 @@ from simulator.widgets import (
     menu_item,
     overflow_button,
     recycler,
-    scroll_rows,
+    scroll_view,
     text,
 )
 
@@ -271,15 +270,7 @@ class RecipeDetailsPage(Page):
                 overflow_button(Rect(954, bar.y1, 1080, bar.y2), self._more),
             ],
         )
-        content = View(
-            SCROLL,
-            body,
-            rid=_bid("scroll_view"),
-            scrollable=True,
-            focusable=True,
-            scroll=self.scroll,
-            children=[View(LINEAR, body, children=scroll_rows(body, rows, self.scroll))],
-        )
+        content = scroll_view(body, rows, self.scroll, _bid("scroll_view"))
         cook = fab(BROCCOLI, "Cook", lambda: None, frame.y2, "fab_cooking_assistant")
         return View(FRAME, frame, rid=_bid("recipe_details"), children=[toolbar, content, cook])
 
@@ -401,14 +392,7 @@ class RecipeEditPage(Page):
         if self.error:
             rows.append((80, _text_row(self.error, 63, 15, 37)))
         rows += [(180, self._field_row(key, name)) for key, _, name in _FIELDS]
-        form = View(
-            "androidx.core.widget.NestedScrollView",
-            body,
-            scrollable=True,
-            focusable=True,
-            scroll=self.scroll,
-            children=[View(LINEAR, body, children=scroll_rows(body, rows, self.scroll))],
-        )
+        form = scroll_view(body, rows, self.scroll, cls="androidx.core.widget.NestedScrollView")
         return View(FRAME, frame, rid=_bid("new_recipe_root"), children=[toolbar, form])
 
 
