@@ -26,6 +26,7 @@ from agent.actions import (
     Tap,
     TaskComplete,
     TypeText,
+    Wait,
     tool_name,
     tools_schema,
     validate_call,
@@ -92,6 +93,9 @@ class RunSettings(BaseModel):
     max_no_op_streak: int = Field(default=3, ge=1)  # actions in a row that change nothing
     max_tap_run: int = Field(default=DEFAULT_TAP_RUN, ge=1)  # same tap in a row, deliberately
     settle_s: float = Field(default=0.0, ge=0)  # pause after an action before reading the screen
+    # `--thinking auto`: the step after a `wait` or an unusable reply thinks (the model was
+    # unsure), as does the step after a guard escalates, whatever the thinking setting
+    think_when_unsure: bool = False
 
 
 class EpisodeResult(BaseModel):
@@ -203,6 +207,7 @@ class Stepper:
         self._clock = clock
         self._history: list[prompt.StepSummary] = []
         self._notes: list[str] = []
+        self._unsure = False  # the last reply asked for time or was unusable
 
     def decide(self, screen: Screen) -> Turn:
         """Ask the policy what to do on `screen`, parse its reply and let the guards review it.
@@ -220,7 +225,7 @@ class Stepper:
             screen=screen,
             messages=prompt.messages(user),
             tools=tools_schema(),
-            thinking=True if self.guards.take_escalation() else None,
+            thinking=True if self.guards.take_escalation() or self._unsure else None,
         )
         started = self._clock()
         try:
@@ -244,6 +249,9 @@ class Stepper:
         # trajectory file can take
         parsed = ParsedCall.model_validate(replace_lone_surrogates(parsed.model_dump()))
         action, target, problem = _resolve(parsed, screen)
+        self._unsure = self.settings.think_when_unsure and (
+            action is None or isinstance(action, Wait)
+        )
         if action is None:
             decision = self.guards.bad_call(problem)
         else:

@@ -43,7 +43,13 @@ def _register_eval(subparsers: argparse._SubParsersAction[argparse.ArgumentParse
     )
     parser.add_argument("--base-url", help="OpenAI-compatible server URL (llm)")
     parser.add_argument("--model", help="model name (default: the first the server lists)")
-    parser.add_argument("--thinking", choices=("on", "off"), default="on")
+    parser.add_argument(
+        "--thinking",
+        choices=("auto", "on", "off"),
+        default="auto",
+        help="auto: off, and on for the step after a wait, an unusable reply or a guard's "
+        "escalation (default auto)",
+    )
     parser.add_argument(
         "--temperature",
         type=float,
@@ -190,6 +196,7 @@ def _eval_sim(args: argparse.Namespace) -> int:
     settings = EvalSettings(
         max_steps=args.max_steps,
         thinking=args.thinking == "on",
+        think_when_unsure=args.thinking == "auto",
         temperature=args.temperature,
         base_url=args.base_url,
         model=args.model,

@@ -216,6 +216,7 @@ class EvalSettings(BaseModel):
 
     max_steps: int | None = None  # None: each task's own budget
     thinking: bool = True
+    think_when_unsure: bool = False  # `--thinking auto` (RunSettings.think_when_unsure)
     temperature: float = 1.0
     base_url: str | None = None
     model: str | None = None
@@ -327,7 +328,11 @@ class Runner:
             goal,
             sim,
             policy,
-            RunSettings(max_steps=self._budget(run), guards=run.guards),
+            RunSettings(
+                max_steps=self._budget(run),
+                guards=run.guards,
+                think_when_unsure=self.settings.think_when_unsure,
+            ),
             path,
             confirm=goal_confirmation(goal),
             observer=stats,

@@ -22,7 +22,9 @@ WIFI_PLAN = (call("open_app", name="Settings"), tap("Network & internet"), tap("
 
 def test_every_step_is_split_into_model_device_and_our_own_stages() -> None:
     with ScriptedServer([*WIFI_PLAN, *WIFI_PLAN]) as server:
-        report = step.run_step_bench(ClientSettings(base_url=server.base_url), steps=3)
+        report = step.run_step_bench(
+            ClientSettings(base_url=server.base_url), steps=3, modes=("off", "on")
+        )
     assert (report.model, report.task, report.goal) == (
         "scripted-model",
         "SystemWifiTurnOn",
@@ -59,7 +61,10 @@ def test_each_mode_starts_cold_and_its_episodes_share_the_system_prompt() -> Non
     plan = [*WIFI_PLAN[:2]] * 4
     with ScriptedServer(plan) as server:
         report = step.run_step_bench(
-            ClientSettings(base_url=server.base_url), steps=4, episode_steps=2
+            ClientSettings(base_url=server.base_url),
+            steps=4,
+            episode_steps=2,
+            modes=("off", "on"),
         )
     heads = [
         (
@@ -91,6 +96,21 @@ def test_a_short_episode_is_followed_by_another_until_the_steps_are_collected() 
     assert report.modes[0].episodes == 2
     assert report.modes[0].stop_reasons[0] != "model_error"
     assert len(server.chat_requests) == 3
+
+
+def test_auto_thinks_only_after_a_wait_and_each_mode_reports_seconds_per_decision() -> None:
+    wait = call("wait", seconds=1)
+    plan = [wait, WIFI_PLAN[0], WIFI_PLAN[1]] * 3
+    with ScriptedServer(plan) as server:
+        report = step.run_step_bench(ClientSettings(base_url=server.base_url), steps=3)
+    assert [m.thinking for m in report.modes] == ["off", "on", "auto"]
+    thought = [r.thinking for r in server.chat_requests]
+    assert thought == [False] * 3 + [True] * 3 + [False, True, False]
+    assert [m.thinking_steps for m in report.modes] == [0, 3, 1]
+    for mode in report.modes:
+        steps = [s for s in report.steps if s.mode == mode.thinking]
+        whole = [s.model_ms + s.device_ms + s.overhead_ms for s in steps]
+        assert mode.seconds_per_decision == pytest.approx(sum(whole) / len(whole) / 1000, abs=1e-3)
 
 
 def test_a_server_failure_stops_the_benchmark_with_its_reason() -> None:
@@ -269,7 +289,7 @@ def test_streamed_steps_show_later_prompts_cheaper_than_the_first() -> None:
 
     with _CachingStreamServer(reply).running() as server:
         report = step.run_step_bench(
-            ClientSettings(base_url=server.base_url), steps=5, episode_steps=3
+            ClientSettings(base_url=server.base_url), steps=5, episode_steps=3, modes=("off", "on")
         )
     assert report.streamed and report.model == "streamer"
     for timing in report.steps:

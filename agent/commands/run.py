@@ -42,7 +42,13 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--time-budget", type=_positive_float, metavar="SECONDS", help="wall-clock limit"
     )
-    parser.add_argument("--thinking", choices=("on", "off"), default="on")
+    parser.add_argument(
+        "--thinking",
+        choices=("auto", "on", "off"),
+        default="auto",
+        help="auto: off, and on for the step after a wait, an unusable reply or a guard's "
+        "escalation (default auto)",
+    )
     parser.add_argument(
         "--think-budget",
         type=_non_negative_int,
@@ -113,6 +119,7 @@ def run_command(args: argparse.Namespace) -> int:
             max_steps=args.max_steps,
             time_budget_s=args.time_budget,
             settle_s=1.0 if args.device == "adb" else 0.0,
+            think_when_unsure=args.thinking == "auto",
         )
         try:
             result = run_episode(

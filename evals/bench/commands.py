@@ -93,7 +93,8 @@ def _add_step(benchmarks: Any) -> None:
         help="one agent decision against a running server: model, device, our overhead",
         description="Play a simulator task with the agent loop against a running "
         "OpenAI-compatible server and time every step: prompt tokens, time to first token, "
-        "model, device and our own code, for first and later steps, thinking off and on.",
+        "model, device and our own code, for cold, episode-start and later steps, with thinking "
+        "off, on and auto (on after a wait, an unusable reply or a guard escalation).",
     )
     parser.add_argument(
         "--base-url",
@@ -109,7 +110,10 @@ def _add_step(benchmarks: Any) -> None:
         help="steps per episode, so that later episodes show what they reuse (all --steps)",
     )
     parser.add_argument(
-        "--thinking", choices=("off", "on", "both"), default="both", help="modes to run (both)"
+        "--thinking",
+        choices=("off", "on", "auto", "both", "all"),
+        default="all",
+        help="modes to run: one, both (off and on) or all (off, on, auto; the default)",
     )
     parser.add_argument(
         "--think-budget", type=int, metavar="TOKENS", help="token cap of a thinking step (512)"
@@ -138,8 +142,8 @@ def _run_step(args: argparse.Namespace) -> int:
         tool_choice=args.tool_choice,
         **{name: value for name, value in given.items() if value is not None},
     )
-    modes: tuple[step.ThinkingMode, ...] = (
-        ("off", "on") if args.thinking == "both" else (args.thinking,)
+    modes: tuple[step.ThinkingMode, ...] = {"both": ("off", "on"), "all": step.ALL_MODES}.get(
+        args.thinking, (args.thinking,)
     )
 
     def progress(timing: step.StepTiming) -> None:

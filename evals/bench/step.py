@@ -69,7 +69,9 @@ DEFAULT_STEPS = 5
 
 T = TypeVar("T")
 Clock = Callable[[], float]
-ThinkingMode = Literal["off", "on"]
+# auto: off, and on for the step after a wait, an unusable reply or a guard's escalation
+ThinkingMode = Literal["off", "on", "auto"]
+ALL_MODES: tuple[ThinkingMode, ...] = ("off", "on", "auto")
 # cold: the first step of a mode's first episode; episode_start: the first step of a later one
 Phase = Literal["cold", "episode_start", "later"]
 
@@ -126,6 +128,8 @@ class ModeReport(BaseModel):
     later: PhaseMedians | None
     later_vs_first_ttft: float | None
     episode_start_vs_first_ttft: float | None
+    seconds_per_decision: float  # mean of whole steps: model, device and our code
+    thinking_steps: int  # steps that thought (all with `on`; some with `auto`)
 
 
 class OverheadCheck(BaseModel):
@@ -441,14 +445,14 @@ def _play(
     goal: str,
     task_state: dict[str, Any],
     policy: StreamingPolicy,
-    max_steps: int,
+    settings: RunSettings,
     trajectory: Path,
     clock: Clock,
 ) -> _Episode:
     policy.start_episode()
     device = TimedDevice(Simulator(state=task_state), clock)
     started = clock()
-    result = run_episode(goal, device, policy, RunSettings(max_steps=max_steps), trajectory)
+    result = run_episode(goal, device, policy, settings, trajectory)
     ended = clock()
     if policy.failure is not None:
         raise BenchStepError(policy.failure)  # the server failed, not the model
@@ -582,7 +586,7 @@ def run_step_bench(
     settings: ClientSettings,
     steps: int = DEFAULT_STEPS,
     task_name: str = DEFAULT_TASK,
-    modes: tuple[ThinkingMode, ...] = ("off", "on"),
+    modes: tuple[ThinkingMode, ...] = ALL_MODES,
     clock: Clock = time.perf_counter,
     progress: Callable[[StepTiming], None] | None = None,
     episode_steps: int | None = None,
@@ -616,13 +620,12 @@ def run_step_bench(
                     if remaining <= 0:
                         break
                     trajectory = Path(scratch) / f"{mode}-{number}.jsonl"
+                    run_settings = RunSettings(
+                        max_steps=min(remaining, episode_steps),
+                        think_when_unsure=mode == "auto",
+                    )
                     episode = _play(
-                        goal,
-                        task.initial_state(0),
-                        policy,
-                        min(remaining, episode_steps),
-                        trajectory,
-                        clock,
+                        goal, task.initial_state(0), policy, run_settings, trajectory, clock
                     )
                     stop_reasons.append(episode.stop_reason)
                     timings = _timings(
@@ -675,6 +678,10 @@ def _mode_report(
         later=phase("later"),
         later_vs_first_ttft=_ttft_ratio(steps, "later"),
         episode_start_vs_first_ttft=_ttft_ratio(steps, "episode_start"),
+        seconds_per_decision=round(
+            statistics.mean(s.model_ms + s.device_ms + s.overhead_ms for s in steps) / 1000, 3
+        ),
+        thinking_steps=sum(s.thinking for s in steps),
     )
 
 
@@ -730,6 +737,12 @@ def render_text(report: StepReport) -> str:
                 f"{cell(phase.ttft_ms):>9} {phase.model_ms:>9.1f} {phase.device_ms:>9.2f} "
                 f"{phase.overhead_ms:>8.2f} {phase.overhead_pct:>7.3f}"
             )
+    for mode in report.modes:
+        lines.append(
+            f"thinking {mode.thinking}: {mode.seconds_per_decision:.2f} s per decision "
+            f"({mode.thinking_steps} of {sum(s.mode == mode.thinking for s in report.steps)} "
+            "steps thought)"
+        )
     for name, ratio in (
         ("later steps'", report.later_vs_first_ttft),
         ("later episodes' first steps'", report.episode_start_vs_first_ttft),
