@@ -7,8 +7,9 @@ import datetime as dt
 from collections.abc import Callable
 from functools import partial
 
-from simulator.runtime import Dialog, Phone
-from simulator.view import FRAME, LINEAR, TEXT, VIEW_GROUP, Rect, View, rid
+from simulator.apps.dialogs import TextModePicker
+from simulator.runtime import Phone
+from simulator.view import FRAME, LINEAR, TEXT, VIEW_GROUP, Rect, View
 from simulator.widgets import Field, button, dialog_frame, edit_text, icon_button, text
 
 TEXT_MODE_DESC = "Switch to text input mode"
@@ -26,7 +27,7 @@ def _short(day: dt.date) -> str:
     return f"{day.strftime('%a')}, {day.strftime('%b')} {day.day}"
 
 
-class DatePickerDialog(Dialog):
+class DatePickerDialog(TextModePicker):
     """Picks a day; `on_set(date)` runs on OK."""
 
     def __init__(
@@ -36,15 +37,7 @@ class DatePickerDialog(Dialog):
         self.selected = initial
         self.month = initial.replace(day=1)
         self.on_set = on_set
-        self.text_mode = False
-        self.error = ""
         self.typed = Field(hint="mm/dd/yyyy", on_enter=self._ok)
-
-    def _id(self, name: str) -> str:
-        return rid(self.package, name)
-
-    def _changed(self) -> None:
-        self.phone.changes += 1
 
     def _pick(self, day: dt.date) -> None:
         self.selected = day
@@ -55,7 +48,7 @@ class DatePickerDialog(Dialog):
         self.month = dt.date(index // 12, index % 12 + 1, 1)
         self._changed()
 
-    def _read_typed(self) -> bool:
+    def _read_input(self) -> bool:
         try:
             self.selected = dt.datetime.strptime(self.typed.text.strip(), "%m/%d/%Y").date()
         except ValueError:
@@ -65,24 +58,15 @@ class DatePickerDialog(Dialog):
         self.month = self.selected.replace(day=1)
         return True
 
-    def _toggle_mode(self) -> None:
-        if self.text_mode:
-            if self.typed.text.strip() and not self._read_typed():
-                self._changed()
-                return
-            self.text_mode = False
-            self.phone.blur()
-        else:
-            self.text_mode = True
-            self.typed.set(self.selected.strftime("%m/%d/%Y"))
-            self.phone.focus_field(self.typed, self)
-        self._changed()
+    def _may_leave_text_mode(self) -> bool:
+        # an emptied input keeps the day picked before
+        return not self.typed.text.strip() or self._read_input()
 
-    def _ok(self) -> None:
-        if self.text_mode and not self._read_typed():
-            self._changed()
-            return
-        self.phone.close_dialog(self)
+    def _start_typing(self) -> None:
+        self.typed.set(self.selected.strftime("%m/%d/%Y"))
+        self.phone.focus_field(self.typed, self)
+
+    def _deliver(self) -> None:
         self.on_set(self.selected)
 
     # -- rendering --------------------------------------------------------------------------

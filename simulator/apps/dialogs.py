@@ -1,13 +1,15 @@
-"""Dialogs several apps share: an overflow popup menu, a confirmation, a one-line text prompt."""
+"""Dialogs several apps share: an overflow popup menu, a confirmation, a one-line text prompt,
+and the input-mode logic of Material's date and time pickers."""
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from collections.abc import Callable, Sequence
 from functools import partial
 
 from simulator.display import STATUS_BAR, WIDTH
 from simulator.runtime import Dialog, Phone
-from simulator.view import FRAME, LINEAR, Rect, View
+from simulator.view import FRAME, LINEAR, Rect, View, rid
 from simulator.widgets import Field, alert_dialog, edit_text, text
 
 MenuItems = Sequence[tuple[str, Callable[[], None]]]
@@ -147,3 +149,53 @@ class TextPromptDialog(Dialog):
             body=body,
             body_height=240,
         )
+
+
+class TextModePicker(Dialog):
+    """A Material picker that shows either a face to tap or text inputs, swapped by the mode
+    button in its header; OK (and leaving text mode) takes the typed value only if it reads."""
+
+    def __init__(self, phone: Phone, package: str) -> None:
+        super().__init__(phone, package)
+        self.text_mode = False
+        self.error = ""
+
+    def _id(self, name: str) -> str:
+        return rid(self.package, name)
+
+    def _changed(self) -> None:
+        self.phone.changes += 1
+
+    @abstractmethod
+    def _read_input(self) -> bool:
+        """Take the typed value as the picked one; False, with `error` set, if it does not read."""
+
+    @abstractmethod
+    def _start_typing(self) -> None:
+        """Fill the text inputs with the picked value and focus the first."""
+
+    @abstractmethod
+    def _deliver(self) -> None:
+        """Hand the picked value to whoever opened the picker."""
+
+    def _may_leave_text_mode(self) -> bool:
+        return self._read_input()
+
+    def _toggle_mode(self) -> None:
+        if self.text_mode:
+            if not self._may_leave_text_mode():
+                self._changed()
+                return
+            self.text_mode = False
+            self.phone.blur()
+        else:
+            self.text_mode = True
+            self._start_typing()
+        self._changed()
+
+    def _ok(self) -> None:
+        if self.text_mode and not self._read_input():
+            self._changed()
+            return
+        self.phone.close_dialog(self)
+        self._deliver()

@@ -6,8 +6,9 @@ import math
 from collections.abc import Callable
 from functools import partial
 
-from simulator.runtime import Dialog, Phone
-from simulator.view import BUTTON, EDIT, FRAME, LINEAR, TEXT, VIEW_GROUP, Rect, View, rid
+from simulator.apps.dialogs import TextModePicker
+from simulator.runtime import Phone
+from simulator.view import BUTTON, EDIT, FRAME, LINEAR, TEXT, VIEW_GROUP, Rect, View
 from simulator.widgets import Field, button, centered_text, dialog_frame, icon_button, text
 
 TEXT_MODE_DESC = "Switch to text input mode for the time input."
@@ -16,7 +17,7 @@ _FACE_CENTER = (540, 1280)
 _FACE_RADIUS = 300
 
 
-class TimePickerDialog(Dialog):
+class TimePickerDialog(TextModePicker):
     """Picks a time on a 12-hour clock; `on_set(hour24, minute)` runs on OK."""
 
     def __init__(
@@ -27,23 +28,15 @@ class TimePickerDialog(Dialog):
         self.minute = minute
         self.pm = hour >= 12
         self.on_set = on_set
-        self.text_mode = False
         self.picking_minutes = False
-        self.error = ""
         self.hour_field = Field(hint="", max_length=2, digits_only=True, select_on_focus=True)
         self.minute_field = Field(hint="", max_length=2, digits_only=True, select_on_focus=True)
-
-    def _id(self, name: str) -> str:
-        return rid(self.package, name)
 
     def next_field(self, field: Field) -> Field | None:
         """A full hour input hands further digits to the minute input."""
         return self.minute_field if field is self.hour_field else None
 
     # -- actions ----------------------------------------------------------------------------
-
-    def _changed(self) -> None:
-        self.phone.changes += 1
 
     def _set_pm(self, pm: bool) -> None:
         self.pm = pm
@@ -61,7 +54,7 @@ class TimePickerDialog(Dialog):
         self.picking_minutes = minutes
         self._changed()
 
-    def _read_fields(self) -> bool:
+    def _read_input(self) -> bool:
         hour_text, minute_text = self.hour_field.text, self.minute_field.text
         if not hour_text.isdigit() or not 1 <= int(hour_text) <= 12:
             self.error = "Enter a valid hour (1-12)"
@@ -72,27 +65,13 @@ class TimePickerDialog(Dialog):
         self.hour12, self.minute, self.error = int(hour_text), int(minute_text), ""
         return True
 
-    def _toggle_mode(self) -> None:
-        if self.text_mode:
-            if not self._read_fields():
-                self._changed()
-                return
-            self.text_mode = False
-            self.phone.blur()
-        else:
-            self.text_mode = True
-            self.hour_field.set(str(self.hour12))
-            self.minute_field.set(f"{self.minute:02d}")
-            self.phone.focus_field(self.hour_field, self)
-        self._changed()
+    def _start_typing(self) -> None:
+        self.hour_field.set(str(self.hour12))
+        self.minute_field.set(f"{self.minute:02d}")
+        self.phone.focus_field(self.hour_field, self)
 
-    def _ok(self) -> None:
-        if self.text_mode and not self._read_fields():
-            self._changed()
-            return
-        hour24 = self.hour12 % 12 + (12 if self.pm else 0)
-        self.phone.close_dialog(self)
-        self.on_set(hour24, self.minute)
+    def _deliver(self) -> None:
+        self.on_set(self.hour12 % 12 + (12 if self.pm else 0), self.minute)
 
     # -- rendering --------------------------------------------------------------------------
 
