@@ -388,31 +388,14 @@ def pref_row(package: str, pref: Pref, box: Rect, icons: bool) -> View:
     icons = icons if pref.icon is None else pref.icon
     text_left = 189 if icons else 63
     widget_left = 852 if pref.switch is not None else 791 if pref.gear is not None else 1038
-    texts: list[View] = []
-    if pref.title:
-        texts.append(
-            text(
-                pref.title,
-                text_left,
-                box.y1 + (42 if pref.summary else 48),
-                TITLE_SIZE,
-                widget_left,
-                rid="android:id/title",
-                enabled=pref.enabled,
-            )
+    texts = [
+        text(value, text_left, box.y1 + top, size, widget_left, rid=rid_, enabled=pref.enabled)
+        for value, top, size, rid_ in (
+            (pref.title, 42 if pref.summary else 48, TITLE_SIZE, "android:id/title"),
+            (pref.summary, 113 if pref.title else 48, SMALL_SIZE, "android:id/summary"),
         )
-    if pref.summary:
-        texts.append(
-            text(
-                pref.summary,
-                text_left,
-                box.y1 + (113 if pref.title else 48),
-                SMALL_SIZE,
-                widget_left,
-                rid="android:id/summary",
-                enabled=pref.enabled,
-            )
-        )
+        if value
+    ]
     cy = box.y1 + box.height // 2
     children: list[View] = []
     if icons:
@@ -534,6 +517,49 @@ def navigation_drawer(frame: Rect, panel: View, on_close: Handler) -> View:
         frame,
         children=[View(VIEW, frame, on_tap=on_close), replace(panel, on_tap=no_effect)],
     )
+
+
+@dataclass(frozen=True)
+class Tab:
+    """One destination of a bottom navigation bar."""
+
+    label: str
+    rid: str
+    selected: bool
+    on_tap: Handler
+
+
+def navigation_tabs(
+    box: Rect, tabs: Sequence[Tab], label_rid: str, label_at: tuple[int, int], label_size: int
+) -> list[View]:
+    """The items of a Material bottom navigation bar: equal cells across `box`, each named by
+    its label, which stands at `label_at` (x, y) from the cell's corner."""
+    width = WIDTH // len(tabs)
+    items = []
+    for position, tab in enumerate(tabs):
+        cell = Rect(position * width, box.y1, (position + 1) * width, box.y2)
+        label = text(
+            tab.label,
+            cell.x1 + label_at[0],
+            cell.y1 + label_at[1],
+            label_size,
+            cell.x2 - 10,
+            rid=label_rid,
+        )
+        items.append(
+            View(
+                FRAME,
+                cell,
+                rid=tab.rid,
+                desc=tab.label,
+                clickable=True,
+                focusable=True,
+                selected=tab.selected,
+                on_tap=tab.on_tap,
+                children=[label],
+            )
+        )
+    return items
 
 
 def scroll_rows(

@@ -13,11 +13,13 @@ from simulator.state import CLOCK, Alarm
 from simulator.view import CARD, FRAME, LINEAR, SWITCH, TEXT, Rect, ScrollState, View, rid
 from simulator.widgets import (
     Field,
+    Tab,
     alert_dialog,
     button,
     edit_text,
     fab,
     icon_button,
+    navigation_tabs,
     recycler,
     text,
 )
@@ -425,32 +427,13 @@ class ClockPage(Page):
         return children
 
     def _tabs(self, box: Rect) -> View:
-        width = WIDTH // len(TABS)
-        items = []
-        for i, name in enumerate(TABS):
-            cell = Rect(i * width, box.y1, (i + 1) * width, box.y2)
-            items.append(
-                View(
-                    FRAME,
-                    cell,
-                    rid=_cid(f"tab_menu_{name.lower()}"),
-                    desc=name,
-                    clickable=True,
-                    focusable=True,
-                    selected=self.tab == name,
-                    on_tap=partial(self._tab, name),
-                    children=[
-                        text(
-                            name,
-                            cell.x1 + 20,
-                            cell.y1 + 120,
-                            34,
-                            cell.x2 - 10,
-                            rid=_cid("navigation_bar_item_large_label_view"),
-                        )
-                    ],
-                )
-            )
+        tabs = [
+            Tab(name, _cid(f"tab_menu_{name.lower()}"), self.tab == name, partial(self._tab, name))
+            for name in TABS
+        ]
+        items = navigation_tabs(
+            box, tabs, _cid("navigation_bar_item_large_label_view"), (20, 120), 34
+        )
         return View(LINEAR, box, rid=_cid("bottom_navigation"), children=items)
 
     def _alarms(self, body: Rect) -> View:

@@ -32,10 +32,13 @@ from simulator.view import (
 )
 from simulator.widgets import (
     Field,
+    Tab,
     alert_dialog,
     edit_text,
     fab,
     icon_button,
+    navigation_tabs,
+    no_effect,
     recycler,
     scroll_view,
     text,
@@ -478,38 +481,17 @@ class FileListPage(Page):
         return View(FRAME, frame, rid=_mid("main_content"), children=children)
 
     def _bottom_nav(self, box: Rect) -> View:
-        tabs: list[tuple[str, str, Callable[[], None] | None]] = [
-            ("Files", "nav_notebook", None),
-            ("To-Do", "nav_todo", partial(self._open_file, TODO_FILE)),
-            ("QuickNote", "nav_quicknote", partial(self._open_file, QUICKNOTE_FILE)),
-            ("More", "nav_more", lambda: None),
+        tabs = [
+            Tab("Files", _mid("nav_notebook"), True, no_effect),
+            Tab("To-Do", _mid("nav_todo"), False, partial(self._open_file, TODO_FILE)),
+            Tab(
+                "QuickNote", _mid("nav_quicknote"), False, partial(self._open_file, QUICKNOTE_FILE)
+            ),
+            Tab("More", _mid("nav_more"), False, no_effect),
         ]
-        width = WIDTH // len(tabs)
-        items = []
-        for position, (label, name, handler) in enumerate(tabs):
-            cell = Rect(position * width, box.y1, (position + 1) * width, box.y2)
-            items.append(
-                View(
-                    FRAME,
-                    cell,
-                    rid=_mid(name),
-                    desc=label,
-                    clickable=True,
-                    focusable=True,
-                    selected=handler is None,
-                    on_tap=handler or (lambda: None),
-                    children=[
-                        text(
-                            label,
-                            cell.x1 + 40,
-                            cell.y1 + 90,
-                            32,
-                            cell.x2 - 10,
-                            rid=_mid("navigation_bar_item_large_label_view"),
-                        )
-                    ],
-                )
-            )
+        items = navigation_tabs(
+            box, tabs, _mid("navigation_bar_item_large_label_view"), (40, 90), 32
+        )
         return View(FRAME, box, rid=_mid("bottom_navigation_bar"), children=items)
 
     def _open_file(self, path: str) -> None:
