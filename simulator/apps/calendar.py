@@ -6,7 +6,7 @@ import datetime as dt
 from collections.abc import Callable
 
 from simulator.apps.clock import format_time
-from simulator.apps.dialogs import ConfirmDialog
+from simulator.apps.dialogs import ask_to_delete
 from simulator.apps.timepicker import TimePickerDialog
 from simulator.display import WIDTH
 from simulator.runtime import Page, Phone
@@ -146,11 +146,8 @@ class EventPage(Page):
 
         def remove() -> None:
             self.state.events = [e for e in self.state.events if e is not event]
-            self.phone.pop(self)
 
-        self.phone.open_dialog(
-            ConfirmDialog(self.phone, CALENDAR, "Delete this event?", "", "Delete", remove)
-        )
+        ask_to_delete(self, "Delete this event?", "", remove)
 
     def content(self, frame: Rect) -> View:
         e = self.event

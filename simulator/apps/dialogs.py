@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from functools import partial
 
 from simulator.display import STATUS_BAR, WIDTH
-from simulator.runtime import Dialog, Phone
+from simulator.runtime import Dialog, Page, Phone
 from simulator.view import FRAME, LINEAR, Rect, View, rid
 from simulator.widgets import Field, alert_dialog, edit_text, text
 
@@ -94,6 +94,18 @@ class ConfirmDialog(Dialog):
             [(dismiss, self.cancel), (confirm, self._confirm)],
             on_cancel=self.cancel,
         )
+
+
+def ask_to_delete(page: Page, title: str, message: str, remove: Callable[[], None]) -> None:
+    """Ask before deleting what `page` shows; Delete runs `remove` and closes the page."""
+
+    def delete() -> None:
+        remove()
+        page.phone.pop(page)
+
+    page.phone.open_dialog(
+        ConfirmDialog(page.phone, page.package, title, message, "Delete", delete)
+    )
 
 
 class TextPromptDialog(Dialog):

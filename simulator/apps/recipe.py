@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from simulator.apps.dialogs import ConfirmDialog, PopupMenu
+from simulator.apps.dialogs import ConfirmDialog, PopupMenu, ask_to_delete
 from simulator.display import WIDTH
 from simulator.runtime import Page, Phone
 from simulator.state import BROCCOLI, Recipe
@@ -189,11 +189,8 @@ class RecipeDetailsPage(Page):
 
         def remove() -> None:
             self.state.recipes = [r for r in self.state.recipes if r is not recipe]
-            self.phone.pop(self)
 
-        self.phone.open_dialog(
-            ConfirmDialog(self.phone, BROCCOLI, "", "Delete this recipe?", "Delete", remove)
-        )
+        ask_to_delete(self, "", "Delete this recipe?", remove)
 
     def _duplicate(self) -> None:
         copy = self.recipe.model_copy()

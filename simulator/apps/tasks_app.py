@@ -12,7 +12,7 @@ from collections.abc import Callable
 from functools import partial
 
 from simulator.apps.datepicker import DatePickerDialog
-from simulator.apps.dialogs import ConfirmDialog, PopupMenu
+from simulator.apps.dialogs import PopupMenu, ask_to_delete
 from simulator.display import WIDTH
 from simulator.runtime import Page, Phone
 from simulator.state import TASKS_APP, TodoTask
@@ -220,11 +220,8 @@ class TaskEditPage(Page):
 
         def remove() -> None:
             self.state.todo_tasks = [t for t in self.state.todo_tasks if t is not task]
-            self.phone.pop(self)
 
-        self.phone.open_dialog(
-            ConfirmDialog(self.phone, TASKS_APP, "", "Delete this task?", "Delete", remove)
-        )
+        ask_to_delete(self, "", "Delete this task?", remove)
 
     def _more(self) -> None:
         items: list[tuple[str, Callable[[], None]]] = [("Copy", lambda: None)]
