@@ -131,6 +131,20 @@ class KeyboardActions:
     action_label: str
 
 
+def _key(name: str, desc: str, box: Rect, handler: Handler, long_clickable: bool = True) -> View:
+    """A Gboard key: a FrameLayout named by what it types or does."""
+    return View(
+        FRAME,
+        box,
+        rid=rid(KEYBOARD, name),
+        desc=desc,
+        clickable=True,
+        focusable=True,
+        long_clickable=long_clickable,
+        on_tap=handler,
+    )
+
+
 def keyboard_window(actions: KeyboardActions) -> View:
     """Gboard: a suggestion header and four rows of keys, each key a clickable FrameLayout."""
     window = Rect(0, KEYBOARD_TOP, WIDTH, HEIGHT)
@@ -140,17 +154,7 @@ def keyboard_window(actions: KeyboardActions) -> View:
     key_width = (WIDTH - 12) / 10
 
     def key(name: str, desc: str, x1: float, x2: float, y: int, handler: Handler) -> View:
-        box = Rect(int(x1), y, int(x2), y + row_height)
-        return View(
-            FRAME,
-            box,
-            rid=rid(KEYBOARD, name),
-            desc=desc,
-            clickable=True,
-            focusable=True,
-            long_clickable=True,
-            on_tap=handler,
-        )
+        return _key(name, desc, Rect(int(x1), y, int(x2), y + row_height), handler)
 
     rows: list[View] = []
     for r, letters in enumerate(KEY_ROWS):
@@ -222,24 +226,18 @@ def keyboard_window(actions: KeyboardActions) -> View:
         header,
         rid=rid(KEYBOARD, "keyboard_header_view_holder"),
         children=[
-            View(
-                FRAME,
+            _key(
+                "key_pos_header_access_points_menu",
+                "Open features menu",
                 Rect(6, header.y1, 132, header.y2),
-                rid=rid(KEYBOARD, "key_pos_header_access_points_menu"),
-                desc="Open features menu",
-                clickable=True,
-                focusable=True,
-                on_tap=lambda: None,
+                lambda: None,
+                long_clickable=False,
             ),
-            View(
-                FRAME,
+            _key(
+                "key_pos_header_power_key",
+                "Voice input",
                 Rect(948, header.y1, 1074, header.y2),
-                rid=rid(KEYBOARD, "key_pos_header_power_key"),
-                desc="Voice input",
-                clickable=True,
-                focusable=True,
-                long_clickable=True,
-                on_tap=lambda: None,
+                lambda: None,
             ),
         ],
     )

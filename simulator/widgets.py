@@ -34,6 +34,9 @@ from simulator.view import (
     text_box,
 )
 
+# A list's rows: each one's height and the builder that lays it out in the box it is given.
+Rows = Sequence[tuple[int, Callable[[Rect], View]]]
+
 TITLE_SIZE = 52
 BODY_SIZE = 40
 SMALL_SIZE = 37
@@ -564,7 +567,7 @@ def navigation_tabs(
 
 def scroll_rows(
     box: Rect,
-    rows: Sequence[tuple[int, Callable[[Rect], View]]],
+    rows: Rows,
     state: ScrollState,
 ) -> list[View]:
     """Lay rows (height, builder) top to bottom from `box.y1 - offset`; record the scroll range."""
@@ -574,7 +577,7 @@ def scroll_rows(
     return _rows_from(box.y1 - state.offset, box, rows)
 
 
-def _rows_from(y: int, box: Rect, rows: Sequence[tuple[int, Callable[[Rect], View]]]) -> list[View]:
+def _rows_from(y: int, box: Rect, rows: Rows) -> list[View]:
     views: list[View] = []
     for height, build in rows:
         views.append(build(Rect(box.x1, y, box.x2, y + height)))
@@ -583,27 +586,15 @@ def _rows_from(y: int, box: Rect, rows: Sequence[tuple[int, Callable[[Rect], Vie
 
 
 def recycler(
-    box: Rect,
-    rows: Sequence[tuple[int, Callable[[Rect], View]]],
-    state: ScrollState,
-    rid_: str = "",
-    cls: str = RECYCLER,
+    box: Rect, rows: Rows, state: ScrollState, rid_: str = "", cls: str = RECYCLER
 ) -> View:
-    return View(
-        cls,
-        box,
-        rid=rid_,
-        scrollable=True,
-        focusable=True,
-        scroll=state,
-        recycler=True,
-        children=scroll_rows(box, rows, state),
-    )
+    """A RecyclerView: rows scrolled out of view are detached, so they leave the dump."""
+    return _scrolling(cls, box, rid_, state, scroll_rows(box, rows, state), recycler=True)
 
 
 def scroll_view(
     box: Rect,
-    rows: Sequence[tuple[int, Callable[[Rect], View]]],
+    rows: Rows,
     state: ScrollState,
     rid_: str = "",
     cls: str = SCROLL,
@@ -611,6 +602,13 @@ def scroll_view(
 ) -> View:
     """A ScrollView (or NestedScrollView, WebView) whose one child holds every row: unlike a
     recycler's, rows scrolled out of view stay attached."""
+    holder_view = View(holder, box, children=scroll_rows(box, rows, state))
+    return _scrolling(cls, box, rid_, state, [holder_view])
+
+
+def _scrolling(
+    cls: str, box: Rect, rid_: str, state: ScrollState, children: list[View], recycler: bool = False
+) -> View:
     return View(
         cls,
         box,
@@ -618,7 +616,8 @@ def scroll_view(
         scrollable=True,
         focusable=True,
         scroll=state,
-        children=[View(holder, box, children=scroll_rows(box, rows, state))],
+        recycler=recycler,
+        children=children,
     )
 
 
