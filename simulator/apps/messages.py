@@ -146,16 +146,24 @@ class NewConversationPage(Page):
         elif typed and _is_number(typed):
             self._start(typed)
 
+    def _recipient_row(self, box: Rect, recipient: str, children: list[View]) -> View:
+        """A row of the recipient list; a tap starts the conversation with `recipient`."""
+        return View(
+            LINEAR,
+            box,
+            rid=_mid("contact_picker_item"),
+            clickable=True,
+            focusable=True,
+            on_tap=lambda: self._start(recipient),
+            children=children,
+        )
+
     def _row(self, contact: Contact) -> Callable[[Rect], View]:
         def build(box: Rect) -> View:
-            return View(
-                LINEAR,
+            return self._recipient_row(
                 box,
-                rid=_mid("contact_picker_item"),
-                clickable=True,
-                focusable=True,
-                on_tap=lambda: self._start(contact.name),
-                children=[
+                contact.name,
+                [
                     View(
                         IMAGE,
                         Rect(42, box.y1 + 30, 168, box.y1 + 156),
@@ -177,18 +185,11 @@ class NewConversationPage(Page):
         if typed and _is_number(typed):
 
             def send_to(box: Rect) -> View:
-                return View(
-                    LINEAR,
+                label = f"Send to {typed}"
+                return self._recipient_row(
                     box,
-                    rid=_mid("contact_picker_item"),
-                    clickable=True,
-                    focusable=True,
-                    on_tap=lambda: self._start(typed),
-                    children=[
-                        text(
-                            f"Send to {typed}", 210, box.y1 + 60, 46, 1000, rid=_mid("contact_name")
-                        )
-                    ],
+                    typed,
+                    [text(label, 210, box.y1 + 60, 46, 1000, rid=_mid("contact_name"))],
                 )
 
             rows.append((190, send_to))
