@@ -5,9 +5,10 @@ each to a function `(args) -> int` (the exit code). Modules import heavy depende
 torch, the simulator's apps) inside their handlers so the CLI starts fast and works without the
 serving stack.
 
-Errors are one line on stderr: exit 2 for bad input, the error's `exit_code` (or 1) otherwise;
-`--debug`, before or after the command, adds the traceback. A reader that goes away (`| head`)
-does not change the exit code: what is written after it left is dropped.
+Errors are one line on stderr: exit 2 for bad input (`cli_common.errors.UsageError`, which
+every package's errors for bad input subclass), 1 otherwise; `--debug`, before or after the
+command, adds the traceback. A reader that goes away (`| head`) does not change the exit code:
+what is written after it left is dropped.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ import sys
 import traceback
 from collections.abc import Sequence
 from typing import Any, TextIO, cast
+
+from cli_common.errors import UsageError
 
 COMMAND_MODULES = (
     "agent.commands.run",
@@ -33,10 +36,6 @@ COMMAND_MODULES = (
     "evals.fidelity_commands",
     "serving.training.commands",
 )
-
-
-class UsageError(Exception):
-    """Bad input from the user: reported in one line, exit code 2."""
 
 
 class ArgumentParser(argparse.ArgumentParser):
@@ -128,7 +127,10 @@ def _run(args_list: list[str], debug: bool) -> int:
             traceback.print_exc()
         lines = str(exc).strip().splitlines()
         print(f"error: {lines[0] if lines else type(exc).__name__}", file=sys.stderr)
-        return 2 if isinstance(exc, UsageError) else int(getattr(exc, "exit_code", 1))
+        if isinstance(exc, UsageError):
+            return UsageError.exit_code
+        # The training commands' errors name their code themselves.
+        return int(getattr(exc, "exit_code", 1))
 
 
 class _Outliving:
@@ -167,8 +169,4 @@ class _Outliving:
 
 
 if __name__ == "__main__":
-    # Run as `python -m agent.cli`, this file is the module `__main__`, and the command modules
-    # import a second copy as `agent.cli`: errors they raise would be that copy's UsageError.
-    from agent.cli import main as installed_main
-
-    sys.exit(installed_main())
+    sys.exit(main())

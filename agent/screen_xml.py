@@ -19,6 +19,8 @@ from typing import cast
 
 from lxml import etree
 
+from cli_common.errors import UsageError
+
 _BOUNDS = re.compile(r"\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]")
 _HIERARCHY_OPEN = re.compile(r"<hierarchy[\s>/]")
 _HIERARCHY_SELF_CLOSED = re.compile(r"<hierarchy\b[^<>]*/>")
@@ -30,10 +32,8 @@ MAX_WINDOWS = 32
 Bounds = tuple[int, int, int, int]
 
 
-class ScreenParseError(ValueError):
+class ScreenParseError(UsageError, ValueError):
     """The input is not a usable uiautomator dump; the message is one line for a user."""
-
-    exit_code = 2
 
 
 class Node:

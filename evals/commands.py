@@ -6,9 +6,19 @@ import argparse
 import sys
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from agent.commands.model_server import (
+    add_model_server_arguments,
+    add_thinking_argument,
+    model_client_settings,
+)
+from cli_common.arguments import positive_int
+from cli_common.errors import UsageError
 from simulator.commands import sim_subcommands
+
+if TYPE_CHECKING:
+    from agent.model_client import ClientSettings
 
 RUNS_DIR = Path("runs")
 
@@ -41,28 +51,8 @@ def _register_eval(subparsers: argparse._SubParsersAction[argparse.ArgumentParse
             "in trajectories), faulty:MODE (a known failure mode; faulty:all for every one)"
         ),
     )
-    parser.add_argument("--base-url", help="OpenAI-compatible server URL (llm)")
-    parser.add_argument("--model", help="model name (default: the first the server lists)")
-    parser.add_argument(
-        "--thinking",
-        choices=("auto", "on", "off"),
-        default="auto",
-        help="auto: off, and on for the step after a wait, an unusable reply or a guard's "
-        "escalation (default auto)",
-    )
-    parser.add_argument(
-        "--temperature",
-        type=float,
-        default=1.0,
-        help="sampling temperature (llm; default 1.0, the model card's; 0 for greedy)",
-    )
-    parser.add_argument(
-        "--think-budget",
-        type=_positive_int,
-        default=512,
-        metavar="TOKENS",
-        help="cap on thinking per step before the reply is closed and continued",
-    )
+    add_thinking_argument(parser)
+    add_model_server_arguments(parser)
     parser.add_argument(
         "--tasks",
         metavar="PATTERN",
@@ -86,17 +76,17 @@ def _register_eval(subparsers: argparse._SubParsersAction[argparse.ArgumentParse
         ),
     )
     parser.add_argument(
-        "--runs", type=_positive_int, default=1, metavar="N", help="seeds per task (0..N-1)"
+        "--runs", type=positive_int, default=1, metavar="N", help="seeds per task (0..N-1)"
     )
     parser.add_argument(
         "--parallel",
-        type=_positive_int,
+        type=positive_int,
         default=1,
         metavar="N",
         help="simulator sessions at once, all against the same model server",
     )
     parser.add_argument(
-        "--max-steps", type=_positive_int, metavar="N", help="step budget (default: per task)"
+        "--max-steps", type=positive_int, metavar="N", help="step budget (default: per task)"
     )
     parser.add_argument(
         "--guards",
@@ -118,9 +108,9 @@ def _register_eval(subparsers: argparse._SubParsersAction[argparse.ArgumentParse
         help="keep the finished runs of --run-dir (default: the newest runs/eval-*), play the rest",
     )
     aw = parser.add_argument_group("androidworld suite")
-    aw.add_argument("--console-port", type=_positive_int, help="emulator console port (5554)")
+    aw.add_argument("--console-port", type=positive_int, help="emulator console port (5554)")
     aw.add_argument(
-        "--n-task-combinations", type=_positive_int, help="instances per task template (1)"
+        "--n-task-combinations", type=positive_int, help="instances per task template (1)"
     )
     aw.add_argument("--task-random-seed", type=int, help="seed of the task parameters (30)")
     aw.add_argument("--adb-path", help="adb binary (default: the Android SDK's)")
@@ -150,12 +140,19 @@ def _register_eval(subparsers: argparse._SubParsersAction[argparse.ArgumentParse
     parser.set_defaults(handler=_handle_eval)
 
 
+# What the suite's results depend on, saved with them and checked on --resume.
+_RECORDED_CLIENT_SETTINGS = {
+    "model",
+    "thinking",
+    "think_budget",
+    "tool_choice",
+    "temperature",
+    "top_p",
+}
 _AW_ONLY = ("console_port", "n_task_combinations", "task_random_seed", "adb_path")
 
 
 def _handle_eval(args: argparse.Namespace) -> int:
-    from agent.cli import UsageError
-
     if args.suite == "androidworld":
         from evals.androidworld.suite import run_androidworld
 
@@ -174,7 +171,6 @@ def _handle_eval(args: argparse.Namespace) -> int:
 def _eval_sim(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from agent.cli import UsageError
     from evals.display import SuiteProgress, print_report
     from evals.policies import Recordings, parse_policy
     from evals.results import ResultStore, build_report, guard_effect_markdown, write_report
@@ -193,13 +189,12 @@ def _eval_sim(args: argparse.Namespace) -> int:
     runs = plan_runs(
         tasks, args.runs, policies, guards, parse_phrasing(args.phrasing), detour=args.detour
     )
+    client_settings = model_client_settings(args)
     settings = EvalSettings(
         max_steps=args.max_steps,
-        thinking=args.thinking == "on",
         think_when_unsure=args.thinking == "auto",
-        temperature=args.temperature,
         base_url=args.base_url,
-        model=args.model,
+        **client_settings.model_dump(include=_RECORDED_CLIENT_SETTINGS),
     )
     recordings = None
     if policies[0].kind == "replay":
@@ -207,7 +202,9 @@ def _eval_sim(args: argparse.Namespace) -> int:
         runs = [r for r in runs if recordings.replies(r.task.name, r.seed, r.phrasing, r.goal)]
         if not runs:
             raise UsageError("eval: no recording matches the selected tasks and seeds")
-    client, model_name = _model_client(args) if policies[0].kind == "llm" else (None, None)
+    client, model_name = (
+        _model_client(client_settings) if policies[0].kind == "llm" else (None, None)
+    )
     try:
         run_dir = _run_dir(args)
         _check_settings(run_dir, settings, args.resume)
@@ -263,8 +260,6 @@ def _eval_sim(args: argparse.Namespace) -> int:
 
 
 def _run_dir(args: argparse.Namespace) -> Path:
-    from agent.cli import UsageError
-
     if args.run_dir is not None:
         if args.resume and not (args.run_dir / "results.jsonl").exists():
             raise UsageError(f"eval: --resume: {args.run_dir} holds no results.jsonl")
@@ -279,8 +274,6 @@ def _run_dir(args: argparse.Namespace) -> Path:
 
 def _check_settings(run_dir: Path, settings: Any, resume: bool) -> None:
     """A resumed suite must keep the settings its finished runs were played with."""
-    from agent.cli import UsageError
-
     saved = run_dir / "settings.json"
     if resume and saved.exists():
         before = type(settings).model_validate_json(saved.read_text(encoding="utf-8"))
@@ -299,18 +292,10 @@ def _check_settings(run_dir: Path, settings: Any, resume: bool) -> None:
     saved.write_text(settings.model_dump_json(indent=2) + "\n", encoding="utf-8")
 
 
-def _model_client(args: argparse.Namespace) -> tuple[Any, str]:
-    from agent.model_client import ClientSettings, ModelClient
+def _model_client(settings: ClientSettings) -> tuple[Any, str]:
+    from agent.model_client import ModelClient
 
-    client = ModelClient(
-        ClientSettings(
-            **({"base_url": args.base_url} if args.base_url else {}),
-            model=args.model,
-            thinking=args.thinking == "on",
-            think_budget=args.think_budget,
-            temperature=args.temperature,
-        )
-    )
+    client = ModelClient(settings)
     try:
         return client, client.model_name()  # fails in one line when no server answers
     except Exception:
@@ -381,13 +366,3 @@ def _handle_screens(args: argparse.Namespace) -> int:
         (out / f"{number:03d}_{app}_{slug}.xml").write_text(xml, encoding="utf-8")
     print(f"{len(visited.dumps)} distinct screens from the oracle plans written to {out}")
     return 0 if visited.all_succeeded else 1
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {text!r}")
-    return value

@@ -34,7 +34,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def _handle_fidelity(args: argparse.Namespace) -> int:
-    from agent.cli import UsageError
+    from cli_common.errors import UsageError
     from evals.fidelity import FidelityError, measure
 
     corpus: Path = args.corpus

@@ -30,15 +30,14 @@ from agent.model_client import (
     PolicyError,
 )
 from agent.trajectory import EpisodeRecord, StepRecord, read_trajectory
+from cli_common.errors import UsageError
 from evals.faulty import FAULT_MODES
 
 PolicyKind = Literal["llm", "oracle", "replay", "faulty"]
 
 
-class PolicySpecError(ValueError):
+class PolicySpecError(UsageError, ValueError):
     """A `--policy` value that names no policy."""
-
-    exit_code = 2
 
 
 class PolicySpec(BaseModel):

@@ -21,6 +21,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from agent.trajectory import EndRecord, EpisodeRecord, StepRecord, read_trajectory
+from cli_common.errors import UsageError
 from evals.results import EpisodeOutcome, EvalReport, ResultStore, Summary, build_report
 from simulator.tasks import TASKS_BY_NAME
 
@@ -79,8 +80,8 @@ def _judge(episode: EpisodeRecord | None, end: EndRecord | None) -> bool | None:
     return end.stop_reason == "completed" and task.success(end.device_state, seed, end.answer)
 
 
-class ReportInputError(ValueError):
-    exit_code = 2
+class ReportInputError(UsageError, ValueError):
+    """A file given to `report` that is not a readable trajectory or eval report."""
 
 
 def episodes_from_outcomes(outcomes: Iterable[EpisodeOutcome]) -> list[EpisodeView]:

@@ -38,6 +38,7 @@ from agent.trajectory import (
     StepRecord,
     StopReason,
 )
+from cli_common.errors import UsageError
 from evals.detours import DETOUR_EXTRA_STEPS, Detour, start_from_detour
 from evals.faulty import FaultyPolicy
 from evals.oracle import OraclePolicy
@@ -62,12 +63,12 @@ class _WatchedSimulator(Simulator):
         return xml
 
 
-class NoTasksMatched(ValueError):
-    exit_code = 2
+class NoTasksMatched(UsageError, ValueError):
+    """A `--tasks` pattern that selects no task."""
 
 
-class NoSuchPhrasing(ValueError):
-    exit_code = 2
+class NoSuchPhrasing(UsageError, ValueError):
+    """A `--phrasing` that is not a number, held-out or all, or a phrasing a task lacks."""
 
 
 def select_tasks(patterns: str | None, tasks: Sequence[Task] = TASKS) -> list[Task]:
@@ -218,6 +219,9 @@ class EvalSettings(BaseModel):
     thinking: bool = True
     think_when_unsure: bool = False  # `--thinking auto` (RunSettings.think_when_unsure)
     temperature: float = 1.0
+    top_p: float = 0.95
+    think_budget: int | None = 512  # None: no cap
+    tool_choice: Literal["auto", "required"] = "auto"
     base_url: str | None = None
     model: str | None = None
 

@@ -1,7 +1,7 @@
 """`phone-agent serve` and `phone-agent make-tiny`.
 
-Only the standard library is imported at module level: the CLI must start (and these parsers
-must exist) on an install without the serving stack.
+Only the standard library and `cli_common` are imported at module level: the CLI must start
+(and these parsers must exist) on an install without the serving stack.
 """
 
 from __future__ import annotations
@@ -13,6 +13,9 @@ import time
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from cli_common.arguments import positive_int
+from cli_common.errors import UsageError
 
 if TYPE_CHECKING:
     import subprocess
@@ -48,10 +51,10 @@ def register(subparsers: Any) -> None:
     )
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
-    serve.add_argument("--max-model-len", type=_positive_int, default=8192, metavar="TOKENS")
+    serve.add_argument("--max-model-len", type=positive_int, default=8192, metavar="TOKENS")
     serve.add_argument(
         "--max-num-seqs",
-        type=_positive_int,
+        type=positive_int,
         default=4,
         metavar="N",
         help="concurrent sequences; the KV cache is sized for this many full-length ones",
@@ -98,26 +101,13 @@ def register(subparsers: Any) -> None:
     tiny.set_defaults(handler=run_make_tiny)
 
 
-def _positive_int(text: str) -> int:
-    value = int(text)
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be positive: {value}")
-    return value
-
-
-class BadInput(Exception):
-    """Reported by the CLI in one line with exit code 2."""
-
-    exit_code = 2
-
-
 def run_make_tiny(args: argparse.Namespace) -> int:
     _check_serving_stack()
     from serving.checkpoint import make_checkpoint
 
     directory: Path = args.directory
     if directory.exists() and (not directory.is_dir() or any(directory.iterdir())):
-        raise BadInput(f"{directory} exists and is not an empty directory")
+        raise UsageError(f"{directory} exists and is not an empty directory")
     started = time.monotonic()
     make_checkpoint(directory, args.shape, args.seed)
     print(f"wrote {args.shape} checkpoint to {directory} in {time.monotonic() - started:.1f} s")
@@ -177,7 +167,7 @@ def run_serve(args: argparse.Namespace) -> int:
     if args.model is None:
         args.model = launcher.DEFAULT_HUB_MODEL
     if args.vllm_args and args.vllm_args[0] != "--":
-        raise BadInput(f"unknown option {args.vllm_args[0]}; options for vLLM go after `--`")
+        raise UsageError(f"unknown option {args.vllm_args[0]}; options for vLLM go after `--`")
     extra = args.vllm_args[1:]
     settings = launcher.ServeSettings(
         host=args.host,
@@ -202,7 +192,7 @@ def _check_serving_stack() -> None:
 
     missing = [name for name in ("vllm", "torch") if importlib.util.find_spec(name) is None]
     if missing:
-        raise BadInput(
+        raise UsageError(
             f"the serving stack is not installed ({', '.join(missing)} missing): run `make "
             "serving-stack`, or point `phone-agent run --base-url` at any OpenAI-compatible server"
         )

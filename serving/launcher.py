@@ -28,6 +28,7 @@ from typing import Literal
 import httpx
 from pydantic import BaseModel
 
+from cli_common.errors import UsageError
 from serving.checkpoint import (
     CHAT_TEMPLATE_FILE,
     SparkConfig,
@@ -65,17 +66,13 @@ STOP_GRACE_S = 20.0
 class ServeError(Exception):
     """The server could not be started, reached or stopped."""
 
-    exit_code = 1
-
 
 class CompileTooSlow(ServeError):
     """torch.compile did not finish within the limit; the caller serves eager instead."""
 
 
-class ModelNotAvailable(ServeError):
+class ModelNotAvailable(ServeError, UsageError):
     """The model named on the command line cannot be had (bad path, offline hub id)."""
-
-    exit_code = 2
 
 
 @dataclass(frozen=True)

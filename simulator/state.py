@@ -61,6 +61,8 @@ from typing import Any, Literal, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from cli_common.errors import UsageError
+
 LAUNCHER = "com.google.android.apps.nexuslauncher"
 SETTINGS = "com.android.settings"
 CLOCK = "com.google.android.deskclock"
@@ -77,10 +79,8 @@ _HHMM = re.compile(r"^([01]\d|2[0-3]):[0-5]\d$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
-class StateError(ValueError):
+class StateError(UsageError, ValueError):
     """A state key or value the simulator does not accept."""
-
-    exit_code = 2
 
 
 def _check_hhmm(value: str) -> str:

@@ -91,7 +91,7 @@ def test_no_model_server_is_one_clear_line(
     ("args", "message"),
     [
         (["run", "  "], "the goal is empty"),
-        (["run", "Turn on Wi-Fi", "--max-steps", "0"], "must be a positive whole number"),
+        (["run", "Turn on Wi-Fi", "--max-steps", "0"], "must be at least 1, got '0'"),
         (["run", "Turn on Wi-Fi", "--think-budget", "lots"], "not a number"),
         (["run", "Turn on Wi-Fi", "--sim-state", "wifi"], "expected KEY=VALUE"),
         (["run", "Turn on Wi-Fi", "--sim-state", "warp_drive=on"], "unknown state key"),

@@ -13,8 +13,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from agent.cli import UsageError
 from agent.commands.reading import read_input
+from cli_common.errors import UsageError
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

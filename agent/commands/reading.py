@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from agent.cli import UsageError
+from cli_common.errors import UsageError
 
 STDIN = "-"
 

@@ -8,10 +8,17 @@ line of stdout; the live view then goes to stderr.
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from agent.commands.model_server import (
+    add_model_server_arguments,
+    add_thinking_argument,
+    model_client_settings,
+)
+from cli_common.arguments import port, positive_float, positive_int, utf8_text
+from cli_common.errors import UsageError
 
 if TYPE_CHECKING:
     from devices.base import Device
@@ -23,48 +30,24 @@ def register(subparsers: Any) -> None:
         help="let the model operate a device until the goal is reached",
         description="Let the model operate a device until the goal is reached.",
     )
-    parser.add_argument("goal", type=_text, help='what to do, e.g. "Turn on Wi-Fi"')
+    parser.add_argument("goal", type=utf8_text, help='what to do, e.g. "Turn on Wi-Fi"')
     parser.add_argument("--device", choices=("sim", "adb"), default="sim")
     parser.add_argument(
-        "--serial", type=_text, help="device serial (adb), or the simulator's serial"
-    )
-    parser.add_argument("--adb-host", type=_text, help="ADB server host (default: the local one)")
-    parser.add_argument("--adb-port", type=_port, help="ADB server port")
-    parser.add_argument(
-        "--base-url",
-        type=_text,
-        help="OpenAI-compatible server URL (default: where `phone-agent serve` listens)",
+        "--serial", type=utf8_text, help="device serial (adb), or the simulator's serial"
     )
     parser.add_argument(
-        "--model", type=_text, help="model name (default: the first one the server lists)"
+        "--adb-host", type=utf8_text, help="ADB server host (default: the local one)"
     )
-    parser.add_argument("--max-steps", type=_positive_int, default=15)
+    parser.add_argument("--adb-port", type=port, help="ADB server port")
+    parser.add_argument("--max-steps", type=positive_int, default=15)
     parser.add_argument(
-        "--time-budget", type=_positive_float, metavar="SECONDS", help="wall-clock limit"
+        "--time-budget", type=positive_float, metavar="SECONDS", help="wall-clock limit"
     )
-    parser.add_argument(
-        "--thinking",
-        choices=("auto", "on", "off"),
-        default="auto",
-        help="auto: off, and on for the step after a wait, an unusable reply or a guard's "
-        "escalation (default auto)",
-    )
-    parser.add_argument(
-        "--think-budget",
-        type=_non_negative_int,
-        default=512,
-        metavar="TOKENS",
-        help="cap on thinking per step, then the reply is closed and continued (0: no cap)",
-    )
-    parser.add_argument("--tool-choice", choices=("auto", "required"), default="auto")
-    parser.add_argument("--temperature", type=_non_negative_float, default=1.0)
-    parser.add_argument("--top-p", type=_probability, default=0.95)
-    parser.add_argument(
-        "--timeout", type=_positive_float, default=300.0, metavar="SECONDS", help="per request"
-    )
+    add_thinking_argument(parser)
+    add_model_server_arguments(parser)
     parser.add_argument(
         "--sim-state",
-        type=_text,
+        type=utf8_text,
         action="append",
         default=[],
         metavar="KEY=VALUE",
@@ -79,10 +62,9 @@ def register(subparsers: Any) -> None:
 def run_command(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from agent.cli import UsageError
     from agent.commands.run_view import LiveView, RunSummary
     from agent.loop import RunSettings, run_episode
-    from agent.model_client import ClientSettings, ModelClient
+    from agent.model_client import ModelClient
     from agent.trajectory import default_trajectory_path
 
     goal = " ".join(args.goal.split())
@@ -92,16 +74,7 @@ def run_command(args: argparse.Namespace) -> int:
         raise UsageError("run: --sim-state applies to --device sim only")
     device = _open_device(args)
 
-    client_settings = ClientSettings(
-        **({"base_url": args.base_url} if args.base_url else {}),
-        model=args.model,
-        tool_choice=args.tool_choice,
-        thinking=args.thinking == "on",
-        think_budget=args.think_budget or None,
-        temperature=args.temperature,
-        top_p=args.top_p,
-        timeout_s=args.timeout,
-    )
+    client_settings = model_client_settings(args)
     client = ModelClient(client_settings)
     try:
         model_name = client.model_name()  # fails fast, in one line, when no server answers
@@ -154,8 +127,6 @@ def run_command(args: argparse.Namespace) -> int:
 
 
 def _open_device(args: argparse.Namespace) -> Device:
-    from agent.cli import UsageError
-
     if args.device == "sim":
         from simulator.state import StateError, parse_state_assignments
 
@@ -176,8 +147,6 @@ def _open_device(args: argparse.Namespace) -> Device:
 
 def _check_writable(trajectory: Path) -> None:
     """Refuse a trajectory path that cannot be written before the episode starts."""
-    from agent.cli import UsageError
-
     try:
         trajectory.parent.mkdir(parents=True, exist_ok=True)
         with trajectory.open("a", encoding="utf-8"):
@@ -189,67 +158,3 @@ def _check_writable(trajectory: Path) -> None:
 
 def _always_yes(description: str) -> bool:
     return True
-
-
-def _positive_int(text: str) -> int:
-    value = _number(text, int)
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a positive whole number, got {text!r}")
-    return value
-
-
-def _non_negative_int(text: str) -> int:
-    value = _number(text, int)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, got {text!r}")
-    return value
-
-
-def _port(text: str) -> int:
-    value = _number(text, int)
-    if not 1 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"a port is a number from 1 to 65535, got {text!r}")
-    return value
-
-
-def _positive_float(text: str) -> float:
-    value = _number(text, float)
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a positive number, got {text!r}")
-    return value
-
-
-def _non_negative_float(text: str) -> float:
-    value = _number(text, float)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, got {text!r}")
-    return value
-
-
-def _probability(text: str) -> float:
-    value = _number(text, float)
-    if not 0 < value <= 1:
-        raise argparse.ArgumentTypeError(f"must be above 0 and at most 1, got {text!r}")
-    return value
-
-
-def _number(text: str, kind: type[int] | type[float]) -> Any:
-    try:
-        value = kind(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not math.isfinite(value):
-        raise argparse.ArgumentTypeError(f"not a finite number: {text!r}")
-    return value
-
-
-def _text(text: str) -> str:
-    """Text that can be sent on: bytes that are not UTF-8 reach Python as lone surrogates,
-    which no JSON request, trajectory or terminal can carry."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        raise argparse.ArgumentTypeError(
-            "not valid UTF-8 text (is the terminal set to another encoding?)"
-        ) from None
-    return text

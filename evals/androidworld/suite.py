@@ -18,6 +18,8 @@ import argparse
 from datetime import datetime
 from pathlib import Path
 
+from cli_common.errors import UsageError
+
 INSTALL_HINT = (
     "android_world is not installed (it is not on PyPI): clone google-research/android_world, "
     "`pip install -r requirements.txt` and `python setup.py install` in it, and start an "
@@ -26,8 +28,8 @@ INSTALL_HINT = (
 _SUITE_FAMILY = "android_world"
 
 
-class AndroidWorldMissing(RuntimeError):
-    exit_code = 2
+class AndroidWorldMissing(UsageError, RuntimeError):
+    """AndroidWorld is not installed, or the options ask for what it cannot run."""
 
 
 def run_androidworld(args: argparse.Namespace) -> int:
@@ -44,8 +46,9 @@ def run_androidworld(args: argparse.Namespace) -> int:
     except ImportError as exc:
         raise AndroidWorldMissing(f"{INSTALL_HINT} ({exc})") from None
 
+    from agent.commands.model_server import model_client_settings
     from agent.loop import RunSettings
-    from agent.model_client import ClientSettings, ModelClient
+    from agent.model_client import ModelClient
     from evals.androidworld.step import AgentStepper
     from evals.runner import select_names
 
@@ -53,14 +56,7 @@ def run_androidworld(args: argparse.Namespace) -> int:
     # android_world takes exact names only, and checks them after the emulator is set up.
     tasks = select_names(args.tasks, sorted(task_registry)) if args.tasks else None
     run_dir: Path = args.run_dir or Path("runs") / f"androidworld-{datetime.now():%Y%m%d-%H%M%S}"
-    client = ModelClient(
-        ClientSettings(
-            **({"base_url": args.base_url} if args.base_url else {}),
-            model=args.model,
-            thinking=args.thinking == "on",
-            think_budget=args.think_budget,
-        )
-    )
+    client = ModelClient(model_client_settings(args))
     env = None
     try:
         model_name = client.model_name()

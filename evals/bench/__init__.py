@@ -1,10 +1,10 @@
 """Benchmarks behind `phone-agent bench`: what a screen costs the model, what a step costs."""
 
+from cli_common.errors import UsageError
 
-class BenchInputError(ValueError):
+
+class BenchInputError(UsageError, ValueError):
     """Bad input to a benchmark (no corpus, no tokenizer, an unknown task): exit code 2."""
-
-    exit_code = 2
 
 
 def parse_counts(text: str) -> list[int]:

@@ -15,6 +15,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agent.commands.model_server import add_model_server_arguments, model_client_settings
+from cli_common.arguments import int_at_least
 from evals.bench import BenchInputError, parse_counts
 
 if TYPE_CHECKING:
@@ -96,12 +98,6 @@ def _add_step(benchmarks: Any) -> None:
         "model, device and our own code, for cold, episode-start and later steps, with thinking "
         "off, on and auto (on after a wait, an unusable reply or a guard escalation).",
     )
-    parser.add_argument(
-        "--base-url",
-        metavar="URL",
-        help="OpenAI-compatible server URL (default: where `phone-agent serve` listens)",
-    )
-    parser.add_argument("--model", default=None, help="model name (default: the server's first)")
     parser.add_argument("--steps", type=int, metavar="N", help="decisions per thinking mode (5)")
     parser.add_argument(
         "--episode-steps",
@@ -115,33 +111,16 @@ def _add_step(benchmarks: Any) -> None:
         default="all",
         help="modes to run: one, both (off and on) or all (off, on, auto; the default)",
     )
-    parser.add_argument(
-        "--think-budget", type=int, metavar="TOKENS", help="token cap of a thinking step (512)"
-    )
-    parser.add_argument(
-        "--tool-choice",
-        choices=("auto", "required"),
-        default="auto",
-        help="`required` makes even random-weight checkpoints call a tool",
-    )
     parser.add_argument("--task", help="simulator task to play (SystemWifiTurnOn)")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    add_model_server_arguments(parser)
     parser.set_defaults(handler=_run_step)
 
 
 def _run_step(args: argparse.Namespace) -> int:
-    from agent.cli import UsageError
-    from agent.model_client import ClientSettings
     from evals.bench import step
 
-    if args.think_budget is not None and args.think_budget < 1:
-        raise UsageError("--think-budget must be at least 1")
-    given = {"base_url": args.base_url, "think_budget": args.think_budget}
-    settings = ClientSettings(
-        model=args.model,
-        tool_choice=args.tool_choice,
-        **{name: value for name, value in given.items() if value is not None},
-    )
+    settings = model_client_settings(args)
     modes: tuple[step.ThinkingMode, ...] = {"both": ("off", "on"), "all": step.ALL_MODES}.get(
         args.thinking, (args.thinking,)
     )
@@ -193,19 +172,6 @@ def _add_shape(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--shape", choices=("tiny", "1.7b"), default="1.7b", help="(1.7b)")
 
 
-def _at_least(minimum: int) -> Callable[[str], int]:
-    def convert(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"must be at least {minimum}")
-        return value
-
-    return convert
-
-
 def _add_serving(benchmarks: Any) -> None:
     # The measuring modules load httpx, pydantic and the llama.cpp peer: the handler and the
     # list converters import them, not the listing of the commands.
@@ -236,13 +202,13 @@ def _add_serving(benchmarks: Any) -> None:
         "(default: a folder per shape in the user cache)",
     )
     parser.add_argument(
-        "--runs", type=_at_least(1), default=3, metavar="N", help="runs per median (3)"
+        "--runs", type=int_at_least(1), default=3, metavar="N", help="runs per median (3)"
     )
     parser.add_argument(
-        "--decode-tokens", type=_at_least(2), default=128, metavar="N", help="(128)"
+        "--decode-tokens", type=int_at_least(2), default=128, metavar="N", help="(128)"
     )
     parser.add_argument(
-        "--prefill-tokens", type=_at_least(1), default=512, metavar="N", help="(512)"
+        "--prefill-tokens", type=int_at_least(1), default=512, metavar="N", help="(512)"
     )
     parser.add_argument(
         "--concurrency",
@@ -311,7 +277,7 @@ def _add_kernels(benchmarks: Any) -> None:
         help="activation rows to multiply (1,2,4,8: decode; 64 and up: prefill chunks)",
     )
     parser.add_argument(
-        "--repeat", type=_at_least(1), default=5, metavar="N", help="calls per median (5)"
+        "--repeat", type=int_at_least(1), default=5, metavar="N", help="calls per median (5)"
     )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.set_defaults(handler=_run_kernels)

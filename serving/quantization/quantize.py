@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel
 
+from cli_common.errors import UsageError
 from serving.quantization.probe import W4A16_METHOD
 
 Scheme = Literal["w4a16", "w4a8", "w8a8"]
@@ -52,10 +53,8 @@ if TYPE_CHECKING:
     import torch
 
 
-class QuantizeError(Exception):
+class QuantizeError(UsageError):
     """The source cannot be quantized as asked (bad input: exit code 2)."""
-
-    exit_code = 2
 
 
 class QuantizeReport(BaseModel):

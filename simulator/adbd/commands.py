@@ -6,15 +6,14 @@ import argparse
 import errno
 import sys
 
+from cli_common.errors import UsageError
 from simulator.commands import sim_subcommands
 
 DEFAULT_PORT = 5037  # where adb clients look first; pass --port when a real ADB server runs
 
 
-class ServerOptionError(ValueError):
+class ServerOptionError(UsageError, ValueError):
     """A bad option for the server: one line on stderr, exit status 2."""
-
-    exit_code = 2
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
