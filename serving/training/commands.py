@@ -42,6 +42,13 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--lr", type=float, default=1e-3, help="peak learning rate")
     parser.add_argument(
+        "--init",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="continue from this checkpoint (its weights, shape and tokenizer)",
+    )
+    parser.add_argument(
         "--time-limit",
         type=float,
         default=None,
@@ -72,6 +79,8 @@ def run_train(args: argparse.Namespace) -> int:
 
     from serving.training.train import TrainSettings, train
 
+    if args.init is not None and not (args.init / "config.json").is_file():
+        raise BadInput(f"--init {args.init}: not a checkpoint directory")
     device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
     if device == "cuda" and not torch.cuda.is_available():
         raise BadInput("--device cuda: no CUDA device is available here")
@@ -91,6 +100,7 @@ def run_train(args: argparse.Namespace) -> int:
             settings,
             on_step=progress.step,
             on_stage=lambda text: console.print(f"[dim]{text}[/]"),
+            init=args.init,
         )
     first, last = log.losses[0], log.losses[-1]
     console.print(

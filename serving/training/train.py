@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import random
+import shutil
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -35,7 +36,7 @@ from serving.training.data import (
     read_demo_lines,
     tokenizer_corpus,
 )
-from serving.training.model import SparkForTraining, parameter_count
+from serving.training.model import SparkForTraining, load_checkpoint, parameter_count
 
 # Every matrix dimension a multiple of 128 (W4A16, W4A8 and W8A8 at group size 128); head_dim
 # 64 is one the CPU attention kernel takes; 8 layers in Spark's 3:1 sliding/full layout.
@@ -51,6 +52,7 @@ POLICY_SHAPE = ShapeSpec(
     tokenizer_vocab=4096,
 )
 LOG_FILE = "training_log.json"
+TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json")
 # Weight files stay under 16 MiB: small enough to keep in the repository and to copy around.
 WEIGHT_SHARD_BYTES = 15 << 20
 # Demonstrations sampled for the tokenizer: enough to see every screen's words.
@@ -84,6 +86,7 @@ class TrainingLog(BaseModel):
     """What a run did, written beside the checkpoint (the model card's loss curve)."""
 
     settings: TrainSettings
+    continued_from: str | None = None  # the checkpoint `init` named (its directory's name)
     demonstrations: int
     distinct_demonstrations: int
     left_out_too_long: int
@@ -195,8 +198,11 @@ def train(
     shape: ShapeSpec = POLICY_SHAPE,
     on_step: StepCallback | None = None,
     on_stage: Callable[[str], None] | None = None,
+    init: Path | None = None,
 ) -> TrainingLog:
-    """Train on `demos_path` and write a complete checkpoint into `out_dir` (empty or absent)."""
+    """Train on `demos_path` and write a complete checkpoint into `out_dir` (empty or absent).
+
+    With `init`, training continues from that checkpoint: its weights, shape and tokenizer."""
     started = time.monotonic()
     say = on_stage or (lambda text: None)
     if out_dir.exists() and (not out_dir.is_dir() or any(out_dir.iterdir())):
@@ -206,11 +212,16 @@ def train(
     rng = random.Random(settings.seed)
     torch.manual_seed(settings.seed)
 
-    say(f"training the tokenizer on {min(len(lines), _TOKENIZER_SAMPLE)} demonstrations")
-    sample = rng.sample(range(len(lines)), min(len(lines), _TOKENIZER_SAMPLE))
-    sample_demos = [parse_demo(lines[i], i + 1) for i in sorted(sample)]
     out_dir.mkdir(parents=True, exist_ok=True)
-    write_tokenizer(out_dir, shape.tokenizer_vocab, tokenizer_corpus(sample_demos))
+    if init is None:
+        say(f"training the tokenizer on {min(len(lines), _TOKENIZER_SAMPLE)} demonstrations")
+        sample = rng.sample(range(len(lines)), min(len(lines), _TOKENIZER_SAMPLE))
+        sample_demos = [parse_demo(lines[i], i + 1) for i in sorted(sample)]
+        write_tokenizer(out_dir, shape.tokenizer_vocab, tokenizer_corpus(sample_demos))
+    else:
+        say(f"continuing from {init}")
+        for name in TOKENIZER_FILES:
+            shutil.copyfile(init / name, out_dir / name)
 
     say(f"rendering and tokenizing {len(lines)} distinct of {len(all_lines)} demonstrations")
     encoded = encode_lines(out_dir, lines)
@@ -219,10 +230,14 @@ def train(
         raise DemoError(f"every demonstration is longer than {settings.max_length} tokens")
     corpus = Corpus.build([encoded[i] for i in kept], [counts[i] for i in kept])
 
-    config = config_for(shape)
     device = torch.device(settings.device)
-    model = SparkForTraining(config)
-    model.initialize(torch.Generator().manual_seed(settings.seed))
+    if init is None:
+        config = config_for(shape)
+        model = SparkForTraining(config)
+        model.initialize(torch.Generator().manual_seed(settings.seed))
+    else:
+        model = load_checkpoint(init)
+        config = model.config
     model.to(device)
     decay = [p for n, p in model.named_parameters() if p.ndim == 2 and "embedding" not in n]
     rest = [p for n, p in model.named_parameters() if not (p.ndim == 2 and "embedding" not in n)]
@@ -281,6 +296,7 @@ def train(
     per_epoch = len(make_batches(corpus, settings.batch_tokens, random.Random(0)))
     log = TrainingLog(
         settings=settings,
+        continued_from=None if init is None else init.name,
         demonstrations=len(all_lines),
         distinct_demonstrations=len(lines),
         left_out_too_long=len(encoded) - len(kept),
