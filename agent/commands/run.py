@@ -10,18 +10,20 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from agent.commands.device_choice import (
+    add_device_arguments,
+    device_from_arguments,
+    settle_seconds,
+)
 from agent.commands.model_server import (
     add_model_server_arguments,
     add_thinking_argument,
     model_client_settings,
 )
-from cli_common.arguments import port, positive_float, positive_int, utf8_text
+from cli_common.arguments import positive_float, positive_int, utf8_text
 from cli_common.errors import UsageError
-
-if TYPE_CHECKING:
-    from devices.base import Device
 
 
 def register(subparsers: Any) -> None:
@@ -31,28 +33,13 @@ def register(subparsers: Any) -> None:
         description="Let the model operate a device until the goal is reached.",
     )
     parser.add_argument("goal", type=utf8_text, help='what to do, e.g. "Turn on Wi-Fi"')
-    parser.add_argument("--device", choices=("sim", "adb"), default="sim")
-    parser.add_argument(
-        "--serial", type=utf8_text, help="device serial (adb), or the simulator's serial"
-    )
-    parser.add_argument(
-        "--adb-host", type=utf8_text, help="ADB server host (default: the local one)"
-    )
-    parser.add_argument("--adb-port", type=port, help="ADB server port")
+    add_device_arguments(parser)
     parser.add_argument("--max-steps", type=positive_int, default=15)
     parser.add_argument(
         "--time-budget", type=positive_float, metavar="SECONDS", help="wall-clock limit"
     )
     add_thinking_argument(parser)
     add_model_server_arguments(parser)
-    parser.add_argument(
-        "--sim-state",
-        type=utf8_text,
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="initial simulator state, e.g. wifi=on (repeatable)",
-    )
     parser.add_argument("--trajectory", type=Path, help="JSONL path (default: runs/...)")
     parser.add_argument("--yes", action="store_true", help="allow risky actions without asking")
     parser.add_argument("--json", action="store_true", help="print a JSON summary last")
@@ -70,9 +57,7 @@ def run_command(args: argparse.Namespace) -> int:
     goal = " ".join(args.goal.split())
     if not goal:
         raise UsageError("run: the goal is empty")
-    if args.sim_state and args.device != "sim":
-        raise UsageError("run: --sim-state applies to --device sim only")
-    device = _open_device(args)
+    device = device_from_arguments(args)
 
     client_settings = model_client_settings(args)
     client = ModelClient(client_settings)
@@ -91,7 +76,7 @@ def run_command(args: argparse.Namespace) -> int:
         settings = RunSettings(
             max_steps=args.max_steps,
             time_budget_s=args.time_budget,
-            settle_s=1.0 if args.device == "adb" else 0.0,
+            settle_s=settle_seconds(args.device),
             think_when_unsure=args.thinking == "auto",
         )
         try:
@@ -124,25 +109,6 @@ def run_command(args: argparse.Namespace) -> int:
     else:
         view.summary(summary)
     return 0 if result.stop_reason == "completed" else 1
-
-
-def _open_device(args: argparse.Namespace) -> Device:
-    if args.device == "sim":
-        from simulator.state import StateError, parse_state_assignments
-
-        try:
-            state = parse_state_assignments(args.sim_state)
-        except StateError as exc:
-            raise UsageError(f"run: --sim-state: {exc}") from None
-        from simulator import Simulator
-
-        options = {"serial": args.serial} if args.serial else {}
-        simulator: Device = Simulator(state=state, **options)
-        return simulator
-    from devices.adb import AdbDevice
-
-    adb_device: Device = AdbDevice(serial=args.serial, host=args.adb_host, port=args.adb_port)
-    return adb_device
 
 
 def _check_writable(trajectory: Path) -> None:
