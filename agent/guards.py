@@ -44,8 +44,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from agent import prompt
 from agent.actions import Action, LongPress, Tap, TaskComplete, TypeText, Wait, tool_name
-from agent.prompt import describe_action
 from agent.screen import Element, Screen
 from agent.trajectory import GuardNote, StopReason, Verdict
 
@@ -306,14 +306,14 @@ class Guards:
                 [note],
                 stop_reason="model_error",
             )
-        return GuardDecision("block", [note], [f"Your last reply was not run: {message}"])
+        return GuardDecision("block", [note], [prompt.reply_not_run(message)])
 
     def review(self, action: Action, target: Element | None, screen: Screen) -> GuardDecision:
         """Before running an action: allow it, block it, or end the episode."""
         self._bad_calls = 0
         if isinstance(action, TaskComplete):
             return self._review_claim(action, screen)
-        described = describe_action(action, screen)
+        described = prompt.describe_action(action, screen)
         if isinstance(action, Tap) and target is not None and target.checked is not None:
             flip = self._review_flip(target, screen, described)
             if flip is not None:
@@ -327,8 +327,7 @@ class Guards:
                 self._attempted.add(key)
                 return self._escalate_or_stop(
                     GuardNote(kind="repeat", reason=f"{described} again on the same screen"),
-                    f"You already tried {described} on this same screen; it did not help. "
-                    "Do something different, or call task_complete if the goal is reached.",
+                    prompt.repeated_action(described),
                     block=True,
                 )
             notes.append(
@@ -345,7 +344,7 @@ class Guards:
 
     def observe(self, action: Action, before: Screen, after: Screen) -> GuardDecision:
         """After running an action: record what it changed; maybe complete or escalate."""
-        described = describe_action(action, before)
+        described = prompt.describe_action(action, before)
         unchanged = before.signature == after.signature
         self._run = self._extend_run(action, before) if unchanged else None
         changes = _switch_changes(before, after)
@@ -378,17 +377,11 @@ class Guards:
             return GuardDecision(
                 "allow",
                 [GuardNote(kind="no_op", reason=f"{described} changed nothing, {times} in a row")],
-                [
-                    f"{described} changed nothing visible, {times} times in a row. Go on only "
-                    "if the goal needs it repeated; otherwise do something else."
-                ],
+                [prompt.no_change_in_a_row(described, times)],
             )
         self._no_op_streak += 1
         note = GuardNote(kind="no_op", reason=f"{described} changed nothing on the screen")
-        message = (
-            f"{described} changed nothing: the screen is the same "
-            f"({after.app}, same elements). Try something else."
-        )
+        message = prompt.no_change(described, after.app)
         if self._no_op_streak < self._max_no_op_streak:
             return GuardDecision("allow", [note], [message])
         self._no_op_streak = 0
@@ -397,8 +390,7 @@ class Guards:
                 kind="no_op",
                 reason=f"{self._max_no_op_streak} actions in a row changed nothing",
             ),
-            f"Your last {self._max_no_op_streak} actions changed nothing. Read the screen "
-            "again and pick an element that leads towards the goal.",
+            prompt.no_change_streak(self._max_no_op_streak),
             block=False,
         )
         decision.notes.insert(0, note)
@@ -437,10 +429,7 @@ class Guards:
                 return GuardDecision(
                     "block",
                     [GuardNote(kind="completion_check", reason=reason + "; pushed back")],
-                    [
-                        f"Not done yet: the screen shows {self.target.subject} {state}, "
-                        f"and the goal asks for {wanted}."
-                    ],
+                    [prompt.claim_contradicted(self.target.subject, state, wanted)],
                 )
             note = GuardNote(kind="completion_check", reason=reason + "; claimed again")
             return GuardDecision("complete", [note])
@@ -476,10 +465,7 @@ class Guards:
         return GuardDecision(
             "block",
             [GuardNote(kind="self_undo", reason=reason + "; blocked")],
-            [
-                f"Blocked: you turned {title} {state} yourself; {described} would undo "
-                "that. If the goal is reached, call task_complete."
-            ],
+            [prompt.undo_blocked(title, state, described)],
         )
 
     def _review_risky(self, described: str, word: str) -> GuardDecision:
@@ -487,11 +473,7 @@ class Guards:
             return GuardDecision(
                 "block",
                 [GuardNote(kind="risky", reason=f'"{word}": refused, no confirmation possible')],
-                [
-                    f"{described} was not done: it needs the user's confirmation ({word}), "
-                    "which this run cannot ask for. Find another way or call "
-                    "task_complete(success=false)."
-                ],
+                [prompt.risky_unconfirmable(described, word)],
             )
         if self._confirm(described):
             return GuardDecision(
@@ -500,7 +482,7 @@ class Guards:
         return GuardDecision(
             "block",
             [GuardNote(kind="risky", reason=f'"{word}": declined by the user')],
-            [f"The user declined {described}. Do not try it again."],
+            [prompt.risky_declined(described)],
         )
 
     def _escalate_or_stop(self, note: GuardNote, message: str, *, block: bool) -> GuardDecision:
@@ -523,7 +505,7 @@ class PassThroughGuards:
 
     def bad_call(self, message: str) -> GuardDecision:
         note = GuardNote(kind="bad_call", reason=message)
-        return GuardDecision("block", [note], [f"Your last reply was not run: {message}"])
+        return GuardDecision("block", [note], [prompt.reply_not_run(message)])
 
     def review(self, action: Action, target: Element | None, screen: Screen) -> GuardDecision:
         if not isinstance(action, TaskComplete):

@@ -262,11 +262,10 @@ class Stepper:
                         kind="extra_calls", reason=f"{len(parsed.dropped)} more call(s) not run"
                     )
                 )
-                decision.feedback.append("Only your first tool call ran: send one call per reply.")
+                decision.feedback.append(prompt.EXTRA_CALLS_DROPPED)
         if decision.verdict == "block":
-            attempted = prompt.describe_action(action, screen) if action else "your reply"
-            reasons = "; ".join(note.reason for note in decision.notes) or "blocked"
-            self._history.append(prompt.StepSummary(number, attempted, f"not run: {reasons}"))
+            reasons = [note.reason for note in decision.notes]
+            self._history.append(prompt.blocked_step(number, action, screen, reasons))
         self._notes.extend(decision.feedback)
         call = CallRecord(
             name=parsed.name,
@@ -285,7 +284,7 @@ class Stepper:
             raise ValueError(f"step {turn.step} ran no action to observe")
         before = turn.screen
         diff = before.diff(after)
-        changed = "nothing changed" if diff.is_empty() else diff.summary(max_items=3)
+        changed = prompt.NOTHING_CHANGED if diff.is_empty() else diff.summary(max_items=3)
         decision = self.guards.observe(action, before, after)
         self._history.append(
             prompt.StepSummary(turn.step, prompt.describe_action(action, before), changed)
@@ -428,9 +427,8 @@ class _Episode:
                 if execution.error is not None:
                     # the phone is fine, the action just did not take effect: the model may
                     # correct it, and the guards judge the screen after it as for any action
-                    self.stepper.tell(
-                        f"{prompt.describe_action(action, screen)}: {execution.error}"
-                    )
+                    described = prompt.describe_action(action, screen)
+                    self.stepper.tell(prompt.action_failed(described, execution.error))
                 if self.settings.settle_s:
                     self.sleep(self.settings.settle_s)
                 after = self._observe()

@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 import openai
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from agent import prompt
 from agent.toolparse import parse_reply
 
 if TYPE_CHECKING:
@@ -342,8 +343,8 @@ def _with_summary(messages: list[dict[str, str]], partial: str) -> list[dict[str
     if not summary:
         return messages
     *head, last = messages
-    note = f"\n\nYour reasoning for this step was cut off here: {summary}"
-    return [*head, {**last, "content": last["content"] + note}]
+    note = prompt.reasoning_cut_off(summary)
+    return [*head, {**last, "content": f"{last['content']}\n\n{note}"}]
 
 
 def summarize_reasoning(reasoning: str, max_chars: int = 200) -> str:

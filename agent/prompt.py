@@ -1,14 +1,22 @@
-"""What the model reads: a short fixed system prompt and a per-step user turn.
+"""What the model reads: a short fixed system prompt, a per-step user turn, and every sentence
+the loop and the guards send back with the next screen, so that the model's whole view can be
+reviewed here.
 
 The system message (and the tools list sent beside it) never changes during a run, so a
 server's prefix cache reuses it; the user turn puts the goal first (stable within a run) and the
 per-step content last: recent steps, notes from the guards, the current screen.
+
+The notes are the feedback functions below: the loop's (a reply with extra calls, an action
+that did not land, reasoning cut at its budget) and the guards' (an unusable reply, a repeated
+or ineffective action, a claim the screen contradicts, an undo, a risky action). The history
+lines use `describe_action`, `NOTHING_CHANGED` and `blocked_step`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import assert_never
 
 from agent.actions import (
     Action,
@@ -76,27 +84,117 @@ def messages(user: str) -> list[dict[str, str]]:
 
 def describe_action(action: Action, screen: Screen | None = None) -> str:
     """A short human-readable form, naming the target element's label where known."""
-    if isinstance(action, Tap | LongPress):
-        return f"{action.name} {_element_ref(action.index, screen)}"
-    if isinstance(action, TypeText):
-        text = f"type_text {_quote(action.text)}"
-        if action.index is not None:
-            text += f" into {_element_ref(action.index, screen)}"
-        flags = [flag for flag, on in (("clear", action.clear), ("submit", action.submit)) if on]
-        return text + (f" ({', '.join(flags)})" if flags else "")
-    if isinstance(action, Swipe):
-        where = f" on {_element_ref(action.index, screen)}" if action.index is not None else ""
-        return f"swipe {action.direction}{where}"
-    if isinstance(action, PressKey):
-        return f"press_key {action.key}"
-    if isinstance(action, OpenApp):
-        return f"open_app {_quote(action.name)}"
-    if isinstance(action, Wait):
-        return f"wait {action.seconds:g} s"
-    if isinstance(action, TaskComplete):
-        answer = f", answer={_quote(action.answer)}" if action.answer else ""
-        return f"task_complete(success={str(action.success).lower()}{answer})"
-    return tool_name(action)
+    match action:
+        case Tap(index=index) | LongPress(index=index):
+            return f"{tool_name(action)} {_element_ref(index, screen)}"
+        case TypeText(text=typed, index=index, clear=clear, submit=submit):
+            text = f"type_text {_quote(typed)}"
+            if index is not None:
+                text += f" into {_element_ref(index, screen)}"
+            flags = [flag for flag, on in (("clear", clear), ("submit", submit)) if on]
+            return text + (f" ({', '.join(flags)})" if flags else "")
+        case Swipe(direction=direction, index=index):
+            where = f" on {_element_ref(index, screen)}" if index is not None else ""
+            return f"swipe {direction}{where}"
+        case PressKey(key=key):
+            return f"press_key {key}"
+        case OpenApp(name=name):
+            return f"open_app {_quote(name)}"
+        case Wait(seconds=seconds):
+            return f"wait {seconds:g} s"
+        case TaskComplete(success=success, answer=answer):
+            shown = f", answer={_quote(answer)}" if answer else ""
+            return f"task_complete(success={str(success).lower()}{shown})"
+        case _:
+            assert_never(action)
+
+
+# --- history lines --------------------------------------------------------------------------------
+
+NOTHING_CHANGED = "nothing changed"
+
+
+def blocked_step(
+    step: int, action: Action | None, screen: Screen, reasons: Sequence[str]
+) -> StepSummary:
+    """The history line of a step whose action the guards blocked, or whose reply held none."""
+    attempted = describe_action(action, screen) if action else "your reply"
+    return StepSummary(step, attempted, f"not run: {'; '.join(reasons) or 'blocked'}")
+
+
+# --- the loop's feedback ----------------------------------------------------------------------
+
+EXTRA_CALLS_DROPPED = "Only your first tool call ran: send one call per reply."
+
+
+def action_failed(described: str, error: str) -> str:
+    """An action that ran but did not take effect (text that did not land, an app not found)."""
+    return f"{described}: {error}"
+
+
+def reasoning_cut_off(summary: str) -> str:
+    """Ends the user turn, after a blank line, when the reply is asked for again because
+    thinking reached its budget."""
+    return f"Your reasoning for this step was cut off here: {summary}"
+
+
+# --- the guards' feedback ---------------------------------------------------------------------
+
+
+def reply_not_run(reason: str) -> str:
+    return f"Your last reply was not run: {reason}"
+
+
+def repeated_action(described: str) -> str:
+    return (
+        f"You already tried {described} on this same screen; it did not help. "
+        "Do something different, or call task_complete if the goal is reached."
+    )
+
+
+def no_change(described: str, app: str) -> str:
+    return (
+        f"{described} changed nothing: the screen is the same "
+        f"({app}, same elements). Try something else."
+    )
+
+
+def no_change_in_a_row(described: str, times: int) -> str:
+    """A deliberate run of the same action (a tap counter) that still shows nothing."""
+    return (
+        f"{described} changed nothing visible, {times} times in a row. Go on only "
+        "if the goal needs it repeated; otherwise do something else."
+    )
+
+
+def no_change_streak(actions: int) -> str:
+    return (
+        f"Your last {actions} actions changed nothing. Read the screen "
+        "again and pick an element that leads towards the goal."
+    )
+
+
+def claim_contradicted(subject: str, shown: str, wanted: str) -> str:
+    return f"Not done yet: the screen shows {subject} {shown}, and the goal asks for {wanted}."
+
+
+def undo_blocked(title: str, state: str, described: str) -> str:
+    return (
+        f"Blocked: you turned {title} {state} yourself; {described} would undo "
+        "that. If the goal is reached, call task_complete."
+    )
+
+
+def risky_unconfirmable(described: str, word: str) -> str:
+    return (
+        f"{described} was not done: it needs the user's confirmation ({word}), "
+        "which this run cannot ask for. Find another way or call "
+        "task_complete(success=false)."
+    )
+
+
+def risky_declined(described: str) -> str:
+    return f"The user declined {described}. Do not try it again."
 
 
 def _element_ref(index: int, screen: Screen | None) -> str:
