@@ -31,6 +31,7 @@ COMMAND_MODULES = (
     "simulator.adbd.commands",
     "serving.commands",
     "serving.quantization.commands",
+    "serving.bench.commands",
     "evals.commands",
     "evals.bench.commands",
     "evals.fidelity_commands",

@@ -14,8 +14,8 @@ from agent.commands.model_server import (
     model_client_settings,
 )
 from cli_common.arguments import positive_int
+from cli_common.command_groups import command_group
 from cli_common.errors import UsageError
-from simulator.commands import sim_subcommands
 
 if TYPE_CHECKING:
     from agent.model_client import ClientSettings
@@ -334,7 +334,7 @@ def _handle_report(args: argparse.Namespace) -> int:
 
 
 def _register_screens(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    screens = sim_subcommands(subparsers).add_parser(
+    screens = command_group(subparsers, "sim").add_parser(
         "screens",
         help="write the XML of every screen the task suite's oracle plans visit",
         description="Play every task's oracle plan and write each distinct screen as XML.",

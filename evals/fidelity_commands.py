@@ -6,14 +6,14 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from simulator.commands import sim_subcommands
+from cli_common.command_groups import command_group
 
 if TYPE_CHECKING:
     from evals.fidelity import FidelityReport
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = sim_subcommands(subparsers).add_parser(
+    parser = command_group(subparsers, "sim").add_parser(
         "fidelity",
         help="score simulated screens against the real dumps they imitate",
         description=(

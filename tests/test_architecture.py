@@ -38,18 +38,8 @@ READABLE_BY_ALL = frozenset({"fixtures", "cli_common"})
 
 # Forbidden edges the tree still has, as (importing module, imported layer). To be emptied,
 # never extended: the test also fails once an entry no longer has an edge, so that it is
-# removed. The serving benchmarks live in evals/bench but measure serving only; they move to
-# serving/bench/, and evals keeps the benchmarks of the agent.
-KNOWN_VIOLATIONS: frozenset[tuple[str, str]] = frozenset(
-    {
-        ("evals.bench.serving", "serving"),
-        ("evals.bench.kernels", "serving"),
-        ("evals.bench.llamacpp", "serving"),
-        ("evals.bench.gguf_export", "serving"),
-        # the `bench` subcommands of those benchmarks (serving, kernels, quantize, ...)
-        ("evals.bench.commands", "serving"),
-    }
-)
+# removed.
+KNOWN_VIOLATIONS: frozenset[tuple[str, str]] = frozenset()
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ import pytest
 
 pytest.importorskip("torch")
 
-from evals.bench import kernels
+from serving.bench import kernels
 from serving.checkpoint import spark_config
 from serving.quantization import avx2_kernel
 from tests.cli_process import run_cli

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from evals.bench import llamacpp
-from evals.bench.gguf_export import GgufExportError, gguf_tensor_name
+from serving.bench import llamacpp
+from serving.bench.gguf_export import GgufExportError, gguf_tensor_name
 from serving.checkpoint import make_checkpoint
 
 needs_gguf = pytest.mark.skipif(
@@ -56,7 +56,7 @@ def test_the_gguf_carries_sparks_keys_vocabulary_and_every_tensor(
 ) -> None:
     import gguf
 
-    from evals.bench.gguf_export import export_gguf
+    from serving.bench.gguf_export import export_gguf
     from serving.checkpoint import SparkConfig
 
     config = SparkConfig.load(tiny)

@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 
 from agent.cli import main
-from evals.bench import llamacpp, parse_counts, serving
-from evals.bench.llamacpp import PAIRED_SCHEME, PeerMeasurement
-from evals.bench.serving import SchemeMeasurement, ServingBenchSettings
+from serving.bench import llamacpp, parse_counts, schemes
+from serving.bench.llamacpp import PAIRED_SCHEME, PeerMeasurement
+from serving.bench.schemes import SchemeMeasurement, ServingBenchSettings
 
 GIB = 2**30
 
@@ -42,12 +42,12 @@ def _failed(scheme: str, error: str = "the server exited") -> SchemeMeasurement:
 
 
 def test_ratios_are_against_the_bf16_row_and_the_targets_are_judged_on_w4a16() -> None:
-    rows = serving.with_ratios([_measured("bf16", 4.0, 6.0), _measured("w4a16", 8.0, 2.4, 150.0)])
+    rows = schemes.with_ratios([_measured("bf16", 4.0, 6.0), _measured("w4a16", 8.0, 2.4, 150.0)])
     assert [
         (r.decode_vs_bf16, r.settled_worker_rss_vs_bf16, r.settled_rss_vs_bf16, r.prefill_vs_bf16)
         for r in rows
     ] == [(1.0, 1.0, 1.0, 1.0), (2.0, 0.4, 0.486, 0.5)]
-    checks = serving.target_checks(rows)
+    checks = schemes.target_checks(rows)
     assert [(c.measured, c.comparison, c.target, c.met) for c in checks] == [
         (2.0, ">=", 1.8, True),
         (0.4, "<=", 0.45, True),
@@ -55,8 +55,8 @@ def test_ratios_are_against_the_bf16_row_and_the_targets_are_judged_on_w4a16() -
 
 
 def test_a_target_missed_is_reported_as_not_met() -> None:
-    rows = serving.with_ratios([_measured("bf16", 4.0, 6.0), _measured("w4a16", 6.0, 3.0)])
-    assert [(c.measured, c.met) for c in serving.target_checks(rows)] == [
+    rows = schemes.with_ratios([_measured("bf16", 4.0, 6.0), _measured("w4a16", 6.0, 3.0)])
+    assert [(c.measured, c.met) for c in schemes.target_checks(rows)] == [
         (1.5, False),
         (0.5, False),
     ]
@@ -73,14 +73,14 @@ def test_a_target_missed_is_reported_as_not_met() -> None:
 def test_a_target_without_both_numbers_is_not_measured_never_met(
     measurements: list[SchemeMeasurement],
 ) -> None:
-    rows = serving.with_ratios(measurements)
-    assert all(c.measured is None and c.met is None for c in serving.target_checks(rows))
+    rows = schemes.with_ratios(measurements)
+    assert all(c.measured is None and c.met is None for c in schemes.target_checks(rows))
 
 
 def test_the_fastest_scheme_is_the_best_decode_among_rows_that_did_not_fail() -> None:
     rows = [_measured("bf16", 4.0, 6.0), _failed("w4a8"), _measured("w8a8", 6.5, 3.0)]
-    assert serving.fastest_scheme(rows) == "w8a8"
-    assert serving.fastest_scheme([_failed("bf16")]) is None
+    assert schemes.fastest_scheme(rows) == "w8a8"
+    assert schemes.fastest_scheme([_failed("bf16")]) is None
 
 
 def test_failure_cause_is_the_first_exception_logged_as_an_error() -> None:
@@ -92,7 +92,7 @@ def test_failure_cause_is_the_first_exception_logged_as_an_error() -> None:
         "(APIServer pid=1) ERROR 11-29 15:35:35 [async_llm.py:906] "
         "vllm.v1.engine.exceptions.EngineDeadError: EngineCore encountered an issue.\n"
     )
-    assert serving.failure_cause(log) == (
+    assert schemes.failure_cause(log) == (
         "AttributeError: '_OpNamespace' '_C' object has no attribute 'cpu_gemm_wna16'"
     )
 
@@ -103,18 +103,18 @@ def test_failure_cause_falls_back_to_a_bare_traceback_and_else_to_nothing() -> N
         '  File "x.py", line 1, in <module>\n'
         "ModuleNotFoundError: No module named 'vllm'\n"
     )
-    assert serving.failure_cause(traceback) == "ModuleNotFoundError: No module named 'vllm'"
-    assert serving.failure_cause("INFO all good\n") is None
+    assert schemes.failure_cause(traceback) == "ModuleNotFoundError: No module named 'vllm'"
+    assert schemes.failure_cause("INFO all good\n") is None
 
 
 def test_scheme_and_stream_lists_are_checked_and_normalised() -> None:
-    assert serving.parse_schemes("w4a16, bf16,w4a16") == ["w4a16", "bf16"]
+    assert schemes.parse_schemes("w4a16, bf16,w4a16") == ["w4a16", "bf16"]
     assert parse_counts("8,1,2,2") == [1, 2, 8]
-    assert serving.parse_peer_formats("q4_k_m,F16") == ["Q4_K_M", "F16"]
+    assert schemes.parse_peer_formats("q4_k_m,F16") == ["Q4_K_M", "F16"]
     with pytest.raises(ValueError, match="unknown GGUF format 'Q2_K'"):
-        serving.parse_peer_formats("Q2_K")
+        schemes.parse_peer_formats("Q2_K")
     with pytest.raises(ValueError, match="unknown scheme 'w2a2'"):
-        serving.parse_schemes("bf16,w2a2")
+        schemes.parse_schemes("bf16,w2a2")
     with pytest.raises(ValueError, match="at least 1"):
         parse_counts("0,1")
 
@@ -193,7 +193,7 @@ def test_a_failed_scheme_keeps_its_row_and_the_sweep_runs_on_the_fastest() -> No
         prefill_tokens=8,
         concurrency=[1, 2],
     )
-    report = serving.run_serving_bench(backend, settings)
+    report = schemes.run_serving_bench(backend, settings)
     assert backend.measured_schemes == ["bf16", "w4a16", "w4a8"]  # w8a8 never reached a server
     assert [(r.scheme, r.error is None) for r in report.rows] == [
         ("bf16", True),
@@ -206,7 +206,7 @@ def test_a_failed_scheme_keeps_its_row_and_the_sweep_runs_on_the_fastest() -> No
     assert [(c.measured, c.met) for c in report.targets] == [(1.9, True), (0.5, False)]
     assert any("llama.cpp" in item for item in report.not_measured)
     assert any(item.startswith("w8a8: quantizing failed") for item in report.not_measured)
-    text = serving.render_text(report)
+    text = schemes.render_text(report)
     assert "failed: the server exited: AttributeError: cpu_gemm_wna16" in text
     assert "NOT met" in text and "not measured: llama.cpp" in text
 
@@ -243,7 +243,7 @@ def test_the_peer_rows_are_set_against_our_build_of_the_same_width() -> None:
         prefill_tokens=8,
         concurrency=[1],
     )
-    report = serving.run_serving_bench(backend, settings)
+    report = schemes.run_serving_bench(backend, settings)
     assert backend.peer_formats == ["F16", "Q8_0", "Q4_K_M"]
     assert [
         (p.format, p.paired_scheme, p.prefill_ours_vs_peer, p.decode_ours_vs_peer)
@@ -254,7 +254,7 @@ def test_the_peer_rows_are_set_against_our_build_of_the_same_width() -> None:
         ("Q4_K_M", "w4a16", 1.5, 0.8),
     ]
     assert not any("llama.cpp" in item for item in report.not_measured)
-    text = serving.render_text(report)
+    text = schemes.render_text(report)
     assert "| Q4_K_M | w4a16 | 1.00 | 1.0 | 1.00 / 1.00 | 100.0 | 10.00 | 1.50x | 0.80x |" in text
 
 
@@ -267,14 +267,14 @@ def test_a_peer_format_that_fails_is_a_row_with_its_cause_and_no_peer_is_said_so
     with_peer = _FakeBackend(
         measured, set(), peer={"F16": _peer("F16", 50.0, 4.0), "Q8_0": crashed}
     )
-    report = serving.run_serving_bench(
+    report = schemes.run_serving_bench(
         with_peer, settings.model_copy(update={"peer_formats": ["F16", "Q8_0"]})
     )
     assert [p.error for p in report.peer] == [None, "crashed (SIGSEGV)"]
     assert "llama.cpp Q8_0: crashed (SIGSEGV)" in report.not_measured
-    assert "| Q8_0 | w8a8 | failed: crashed (SIGSEGV) |" in serving.render_text(report)
+    assert "| Q8_0 | w8a8 | failed: crashed (SIGSEGV) |" in schemes.render_text(report)
 
-    unwanted = serving.run_serving_bench(
+    unwanted = schemes.run_serving_bench(
         _FakeBackend(measured, set()), settings.model_copy(update={"peer_formats": []})
     )
     assert unwanted.peer == [] and "llama.cpp peer: not requested" in unwanted.not_measured
@@ -310,7 +310,7 @@ def _completions_server(seconds_per_token: float) -> Iterator[str]:
 
 def test_simultaneous_streams_add_up_in_the_aggregate_rate() -> None:
     with _completions_server(seconds_per_token=0.01) as base_url:
-        points = serving.measure_concurrency(base_url, "m", [1, 4], decode_tokens=20, runs=3)
+        points = schemes.measure_concurrency(base_url, "m", [1, 4], decode_tokens=20, runs=3)
     single, four = points
     # One stream alone: ~100 tok/s. Four served in parallel: each as fast, four times the total.
     assert single.aggregate_tokens_per_s == pytest.approx(single.per_stream_tokens_per_s, rel=0.2)
@@ -322,7 +322,7 @@ def test_a_group_sample_sums_its_processes_and_names_the_largest_the_worker() ->
     import subprocess
     import sys
 
-    from serving.quantization.bench import rss_anon_bytes, sample_group
+    from serving.bench.builds import rss_anon_bytes, sample_group
 
     holder = subprocess.Popen(
         [sys.executable, "-c", "import sys; b = bytearray(256 << 20); sys.stdin.read()"],

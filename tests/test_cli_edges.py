@@ -230,6 +230,6 @@ def test_listing_the_commands_loads_no_heavy_module() -> None:
         check=True,
     )
     heavy = ("simulator.device", "simulator.apps", "simulator.adbd.server", "pydantic", "rich",
-             "lxml", "httpx", "openai", "torch", "numpy", "evals.bench.llamacpp")  # fmt: skip
+             "lxml", "httpx", "openai", "torch", "numpy", "serving.bench.llamacpp")  # fmt: skip
     loaded = [name for name in done.stdout.split() if name.startswith(heavy)]
     assert loaded == []

@@ -1,18 +1,8 @@
-"""Benchmarks behind `phone-agent bench`: what a screen costs the model, what a step costs."""
+"""Benchmarks behind `phone-agent bench prompt|step`: what a screen costs the model, what a step
+costs. The model server's own benchmarks live in `serving.bench`."""
 
 from cli_common.errors import UsageError
 
 
 class BenchInputError(UsageError, ValueError):
     """Bad input to a benchmark (no corpus, no tokenizer, an unknown task): exit code 2."""
-
-
-def parse_counts(text: str) -> list[int]:
-    """A comma-separated list of positive counts (streams, rows), ascending, without repeats."""
-    try:
-        counts = {int(part) for part in text.split(",")}
-    except ValueError:
-        raise ValueError(f"{text!r} is not a comma-separated list of integers") from None
-    if min(counts) < 1:
-        raise ValueError("counts must be at least 1")
-    return sorted(counts)

@@ -6,8 +6,8 @@ import argparse
 import errno
 import sys
 
+from cli_common.command_groups import command_group
 from cli_common.errors import UsageError
-from simulator.commands import sim_subcommands
 
 DEFAULT_PORT = 5037  # where adb clients look first; pass --port when a real ADB server runs
 
@@ -17,7 +17,7 @@ class ServerOptionError(UsageError, ValueError):
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = sim_subcommands(subparsers).add_parser(
+    parser = command_group(subparsers, "sim").add_parser(
         "adb-server",
         help="serve simulated phones on the ADB host protocol (for adb, adbutils, --device adb)",
         description=(

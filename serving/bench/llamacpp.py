@@ -3,7 +3,7 @@
 Optional: it needs the `peer` extra (llama-cpp-python, gguf), which compiles llama.cpp (minutes
 on two cores), so `bench serving` reports the peer as not measured where it is absent.
 
-Every llama.cpp call runs in a child process (`python -m evals.bench.llamacpp ...`): a crash in
+Every llama.cpp call runs in a child process (`python -m serving.bench.llamacpp ...`): a crash in
 native code becomes a row with its cause, the child's memory is sampled on its own, and nothing
 is left mapped in the benchmark process. Per format, in the child, through the low-level API:
 
@@ -37,7 +37,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from serving.quantization.bench import MeasuredRates, RssSampler, rss_anon_bytes
+from serving.bench.builds import MeasuredRates, RssSampler, rss_anon_bytes
 
 PeerFormat = Literal["F16", "Q8_0", "Q4_K_M"]
 PEER_FORMATS: tuple[PeerFormat, ...] = ("F16", "Q8_0", "Q4_K_M")
@@ -88,7 +88,7 @@ def cpu_has_amx() -> bool:
 
 def _run_child(arguments: Sequence[str], log_path: Path, timeout_s: float) -> tuple[str, int]:
     """Run the child module; (its stdout, peak RssAnon of the child). RuntimeError on failure."""
-    command = [sys.executable, "-m", "evals.bench.llamacpp", *arguments]
+    command = [sys.executable, "-m", "serving.bench.llamacpp", *arguments]
     with log_path.open("w", encoding="utf-8") as log:
         process = subprocess.Popen(
             command, stdout=subprocess.PIPE, stderr=log, text=True, start_new_session=True
@@ -120,7 +120,7 @@ def prepare_gguf(
     source: Path, work_dir: Path, peer_format: PeerFormat, timeout_s: float = 1800.0
 ) -> tuple[Path, float | None]:
     """The GGUF of `source` in `peer_format` (made, or reused from `work_dir`); seconds taken."""
-    from evals.bench.gguf_export import export_gguf
+    from serving.bench.gguf_export import export_gguf
 
     target = work_dir / f"model-{peer_format}.gguf"
     if target.is_file():
@@ -185,7 +185,7 @@ def measure_peer(
     return rows
 
 
-# --- the child side: everything below runs inside `python -m evals.bench.llamacpp` -------------
+# --- the child side: everything below runs inside `python -m serving.bench.llamacpp` -------------
 
 
 def _quantize(source: Path, target: Path, peer_format: PeerFormat) -> None:
@@ -325,7 +325,7 @@ def _measure(
 
 
 def _child_main(argv: Sequence[str]) -> int:
-    parser = argparse.ArgumentParser(prog="python -m evals.bench.llamacpp")
+    parser = argparse.ArgumentParser(prog="python -m serving.bench.llamacpp")
     commands = parser.add_subparsers(dest="command", required=True)
     quantize = commands.add_parser("quantize")
     quantize.add_argument("source", type=Path)

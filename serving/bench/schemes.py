@@ -13,7 +13,7 @@ four-bit work:
 
 A target whose inputs are missing (scheme not requested, or failed) is reported as not
 measured, never as met. Last, when its optional packages are installed, the llama.cpp peer
-(`evals.bench.llamacpp`) runs the same checkpoint as GGUF, and each of its rows is set against
+(`serving.bench.llamacpp`) runs the same checkpoint as GGUF, and each of its rows is set against
 our build of the same bit width as ours / peer.
 """
 
@@ -31,8 +31,8 @@ from typing import Literal, Protocol
 import httpx
 from pydantic import BaseModel
 
-from evals.bench.llamacpp import PEER_FORMATS, PeerFormat, PeerMeasurement
-from serving.quantization.bench import MeasuredRates, WorkerMemory
+from serving.bench.builds import MeasuredRates, WorkerMemory
+from serving.bench.llamacpp import PEER_FORMATS, PeerFormat, PeerMeasurement
 
 SCHEMES = ("bf16", "w4a16", "w4a8", "w8a8")
 REFERENCE_SCHEME = "bf16"

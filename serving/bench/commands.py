@@ -1,0 +1,352 @@
+"""`phone-agent bench serving|kernels`: the model server's benchmarks, beside the agent's
+(`bench prompt|step`, from evals).
+
+Only the standard library and `cli_common` are imported at module level; each handler imports
+what it measures, so `phone-agent --help` stays fast and works without the serving stack.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from cli_common.arguments import int_at_least
+from cli_common.command_groups import command_group
+from cli_common.errors import UsageError
+from serving.bench import parse_counts
+
+if TYPE_CHECKING:
+    from serving.bench.llamacpp import PeerFormat, PeerMeasurement
+    from serving.bench.schemes import SchemeMeasurement, ServingBenchSettings
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    benchmarks = command_group(subparsers, "bench")
+    _add_serving(benchmarks)
+    _add_kernels(benchmarks)
+
+
+def _comma_list(parse: Callable[[str], list[Any]]) -> Callable[[str], list[Any]]:
+    """An argparse type from a list parser, keeping the parser's own message on bad input."""
+
+    def convert(text: str) -> list[Any]:
+        try:
+            return parse(text)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    return convert
+
+
+def _schemes_parser(name: str) -> Callable[[str], list[Any]]:
+    """A list parser of serving.bench.schemes, imported when an option needs it."""
+
+    def parse(text: str) -> list[Any]:
+        from serving.bench import schemes
+
+        parsed: list[Any] = getattr(schemes, name)(text)
+        return parsed
+
+    return parse
+
+
+def _add_shape(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--shape", choices=("tiny", "1.7b"), default="1.7b", help="(1.7b)")
+
+
+def _add_serving(benchmarks: Any) -> None:
+    # The measuring modules load httpx, pydantic and the llama.cpp peer: the handler and the
+    # list converters import them, not the listing of the commands.
+    parser = benchmarks.add_parser(
+        "serving",
+        help="weight builds served side by side: load, memory, prefill, decode, concurrency",
+        description="Build a random Spark checkpoint of the shape and its quantized copies "
+        "(reused from --work-dir when present), serve each in turn through the launcher of "
+        "`phone-agent serve` (eager mode) and measure load time, peak and settled anonymous RSS, "
+        "prefill and decode tok/s, as ratios to bf16; then sweep simultaneous decode streams on "
+        "the fastest build. A scheme that cannot be built or served on this machine is reported "
+        "in its row. Last, when the optional peer packages are installed, llama.cpp runs the "
+        "same checkpoint as GGUF (F16, Q8_0, Q4_K_M) and each row is set against our build of "
+        "the same width.",
+    )
+    _add_shape(parser)
+    parser.add_argument(
+        "--schemes",
+        type=_comma_list(_schemes_parser("parse_schemes")),
+        metavar="LIST",
+        help="comma-separated builds to measure (default: every build)",
+    )
+    parser.add_argument(
+        "--work-dir",
+        type=Path,
+        metavar="DIR",
+        help="where the checkpoints and server logs live, reused between runs "
+        "(default: a folder per shape in the user cache)",
+    )
+    parser.add_argument(
+        "--runs", type=int_at_least(1), default=3, metavar="N", help="runs per median (3)"
+    )
+    parser.add_argument(
+        "--decode-tokens", type=int_at_least(2), default=128, metavar="N", help="(128)"
+    )
+    parser.add_argument(
+        "--prefill-tokens", type=int_at_least(1), default=512, metavar="N", help="(512)"
+    )
+    parser.add_argument(
+        "--concurrency",
+        type=_comma_list(parse_counts),
+        metavar="LIST",
+        help="simultaneous decode streams to sweep (default: 1 to 8, doubling)",
+    )
+    parser.add_argument(
+        "--peer-formats",
+        type=_comma_list(_schemes_parser("parse_peer_formats")),
+        metavar="LIST",
+        help="llama.cpp GGUF formats to measure (default: every format)",
+    )
+    parser.add_argument(
+        "--no-peer",
+        dest="peer_formats",
+        action="store_const",
+        const=[],
+        help="leave the llama.cpp peer out",
+    )
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.set_defaults(handler=_run_serving)
+
+
+def _run_serving(args: argparse.Namespace) -> int:
+    from serving import launcher
+    from serving.bench import schemes
+    from serving.bench.llamacpp import PEER_FORMATS
+    from serving.checkpoint import user_cache_dir
+
+    settings = schemes.ServingBenchSettings(
+        shape=args.shape,
+        schemes=args.schemes or list(schemes.SCHEMES),
+        runs=args.runs,
+        decode_tokens=args.decode_tokens,
+        prefill_tokens=args.prefill_tokens,
+        concurrency=args.concurrency or list(schemes.DEFAULT_CONCURRENCY),
+        peer_formats=list(PEER_FORMATS) if args.peer_formats is None else args.peer_formats,
+    )
+    work_dir: Path = args.work_dir or user_cache_dir() / "bench-serving" / args.shape
+    with launcher.stop_signals_raise():
+        report = schemes.run_serving_bench(
+            _ServingStack(work_dir, settings),
+            settings,
+            progress=lambda message: print(message, file=sys.stderr),
+        )
+    print(report.model_dump_json(indent=2) if args.json else schemes.render_text(report))
+    return 0
+
+
+def _add_kernels(benchmarks: Any) -> None:
+    parser = benchmarks.add_parser(
+        "kernels",
+        help="the W4A16 kernels side by side on one token's int4 matrices",
+        description="Multiply every int4 matrix one token passes through (random weights of "
+        "the shape, torch's packed layout) with torch's int4 kernel, our AVX2 kernel where it "
+        "runs here, and dequantize + GEMM, at a few row counts, interleaved; report the "
+        "median per call and the sum over one token. Needs torch (the serving stack).",
+    )
+    _add_shape(parser)
+    parser.add_argument(
+        "--rows",
+        type=_comma_list(parse_counts),
+        default=[1, 2, 4, 8],
+        metavar="LIST",
+        help="activation rows to multiply (1,2,4,8: decode; 64 and up: prefill chunks)",
+    )
+    parser.add_argument(
+        "--repeat", type=int_at_least(1), default=5, metavar="N", help="calls per median (5)"
+    )
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.set_defaults(handler=_run_kernels)
+
+
+def _run_kernels(args: argparse.Namespace) -> int:
+
+    try:
+        from serving.bench import kernels
+    except ImportError as exc:
+        raise UsageError(
+            f"bench kernels needs the serving stack ({exc.name} is missing): make serving-stack"
+        ) from None
+    report = kernels.run_kernel_bench(
+        args.shape,
+        args.rows,
+        args.repeat,
+        progress=lambda message: print(message, file=sys.stderr),
+    )
+    print(report.model_dump_json(indent=2) if args.json else kernels.render_text(report))
+    return 0
+
+
+class _ServingStack:
+    """The `bench serving` backend: our checkpoint writer, quantizer and vLLM launcher.
+
+    Layout of the work directory: one folder per scheme (`bf16` is the random source),
+    `logs/`, and `gguf/` for the llama.cpp peer's files and logs. A folder or file is written
+    under a temporary name and renamed when complete, so a build interrupted half-way is made
+    again rather than measured.
+    """
+
+    def __init__(self, work_dir: Path, settings: ServingBenchSettings) -> None:
+        self._work_dir = work_dir
+        self._settings = settings
+        self._logs = work_dir / "logs"
+        # Room for the prefill prompt and for a decode run, whichever is longer.
+        self._max_model_len = max(2048, settings.prefill_tokens + settings.decode_tokens)
+
+    def _build(self, scheme: str, write: Callable[[Path], object]) -> Path:
+        import shutil
+
+        target = self._work_dir / scheme
+        if not (target / "config.json").is_file():
+            building = target.with_name(target.name + ".building")
+            shutil.rmtree(building, ignore_errors=True)
+            write(building)
+            shutil.rmtree(target, ignore_errors=True)
+            building.rename(target)
+        return target
+
+    def _source(self) -> Path:
+        from serving.checkpoint import SparkConfig, make_checkpoint, spark_config
+
+        shape = self._settings.shape
+        source = self._build("bf16", lambda path: make_checkpoint(path, shape))
+        if SparkConfig.load(source) != spark_config(shape):
+            raise UsageError(f"{source} holds a checkpoint of another shape than {shape}")
+        return source
+
+    def prepare(self, scheme: str) -> SchemeMeasurement:
+        from serving.bench.schemes import SchemeMeasurement
+        from serving.quantization.quantize import QuantizeError, quantize_checkpoint
+
+        source = self._source()
+        if scheme == "bf16":
+            return SchemeMeasurement(scheme=scheme, checkpoint_bytes=_weights_bytes(source))
+        if scheme == "w4a16":
+            from serving.quantization import avx2_kernel
+
+            # Built once per machine: the server's load time must not include the compiler.
+            avx2_kernel.load()
+        started = time.monotonic()
+        reused = (self._work_dir / scheme / "config.json").is_file()
+        try:
+            target = self._build(
+                scheme,
+                lambda path: quantize_checkpoint(source, path, scheme),  # type: ignore[arg-type]
+            )
+        except (QuantizeError, OSError, RuntimeError) as exc:
+            return SchemeMeasurement(scheme=scheme, error=f"quantizing failed: {exc}")
+        return SchemeMeasurement(
+            scheme=scheme,
+            checkpoint_bytes=_weights_bytes(target),
+            quantize_seconds=None if reused else round(time.monotonic() - started, 1),
+        )
+
+    def measure(self, builds: Sequence[SchemeMeasurement]) -> list[SchemeMeasurement]:
+        from serving import launcher
+        from serving.bench.builds import measure_builds
+        from serving.bench.schemes import SchemeMeasurement
+
+        schemes = [build.scheme for build in builds]
+        results = measure_builds(
+            [(scheme, self._work_dir / scheme) for scheme in schemes],
+            port=launcher.free_port(),
+            log_dir=self._logs,
+            extra_args={scheme: _serve_args(scheme) for scheme in schemes},
+            max_model_len=self._max_model_len,
+            decode_tokens=self._settings.decode_tokens,
+            prefill_tokens=self._settings.prefill_tokens,
+            runs=self._settings.runs,
+            enforce_eager=True,
+        )
+        measurements = []
+        for build, result in zip(builds, results, strict=True):
+            log = self._logs / f"{build.scheme}.log"
+            measurements.append(
+                SchemeMeasurement(
+                    **result.model_dump(exclude={"label", "model", "error"}),
+                    scheme=build.scheme,
+                    quantize_seconds=build.quantize_seconds,
+                    error=_with_cause(result.error, log) if result.error else None,
+                )
+            )
+        return measurements
+
+    @contextmanager
+    def serve(self, scheme: str, max_streams: int) -> Iterator[tuple[str, str]]:
+        from serving import launcher
+
+        settings = launcher.ServeSettings(
+            port=launcher.free_port(),
+            max_model_len=self._max_model_len,
+            max_num_seqs=max_streams,
+            enforce_eager=True,
+            extra_args=tuple(_serve_args(scheme)),
+        )
+        model = launcher.ResolvedModel(self._work_dir / scheme, scheme, "local")
+        log_path = self._logs / f"{scheme}-concurrency.log"
+        process = launcher.start_server(
+            launcher.server_command(model, settings),
+            launcher.server_environment(os.environ, os.sched_getaffinity(0)),
+            log_path,
+        )
+        try:
+            try:
+                launcher.wait_until_ready(
+                    process, settings.base_url, log_path, lambda stage: None, 1800.0
+                )
+            except launcher.ServeError as exc:
+                raise RuntimeError(_with_cause(str(exc).splitlines()[0], log_path)) from exc
+            yield settings.base_url, scheme
+        finally:
+            launcher.stop_group(process.pid)
+
+    def peer_unavailable(self) -> str | None:
+        from serving.bench.llamacpp import unavailable_reason
+
+        return unavailable_reason()
+
+    def measure_peer(self, formats: Sequence[PeerFormat]) -> list[PeerMeasurement]:
+        from serving.bench.llamacpp import measure_peer
+
+        return measure_peer(
+            self._source(),
+            self._work_dir / "gguf",
+            formats,
+            prefill_tokens=self._settings.prefill_tokens,
+            decode_tokens=self._settings.decode_tokens,
+            runs=self._settings.runs,
+        )
+
+
+def _weights_bytes(model_dir: Path) -> int:
+    return sum(path.stat().st_size for path in model_dir.glob("*.safetensors"))
+
+
+def _serve_args(scheme: str) -> list[str]:
+    from serving.quantization.probe import SERVE_ARGS
+
+    # Schemes reach here through parse_schemes, whose names are exactly SERVE_ARGS's keys.
+    return SERVE_ARGS[scheme]  # type: ignore[index]
+
+
+def _with_cause(error: str, log_path: Path) -> str:
+    """A start-up failure ("exited ... see LOG:") followed by the exception the log names."""
+    from serving.bench.schemes import failure_cause
+
+    try:
+        cause = failure_cause(log_path.read_text(encoding="utf-8", errors="replace"))
+    except OSError:
+        cause = None
+    return f"{error.rstrip(':')}: {cause}" if cause else error
