@@ -166,8 +166,7 @@ class ModelClient:
     def decide(self, request: DecisionRequest) -> ModelReply:
         thinking = self.settings.thinking if request.thinking is None else request.thinking
         budget = self.settings.think_budget if thinking else None
-        max_tokens = budget if thinking else self.settings.answer_tokens
-        reply = self._chat(request, request.messages, thinking, max_tokens)
+        reply = self._chat(request, request.messages, thinking)
         if budget is None or not _cut_inside_think(reply):
             return reply
         partial = (reply.reasoning or reply.content or "").strip()
@@ -177,12 +176,7 @@ class ModelClient:
             return continued.model_copy(
                 update={"notes": [f"{note}; closed it and continued"], "thinking": True}
             )
-        fallback = self._chat(
-            request,
-            _with_summary(request.messages, partial),
-            False,
-            self.settings.answer_tokens,
-        )
+        fallback = self._chat(request, _with_summary(request.messages, partial), False)
         return fallback.model_copy(
             update={
                 "path": "thinking_off",
@@ -196,39 +190,14 @@ class ModelClient:
         request: DecisionRequest,
         messages: list[dict[str, str]],
         thinking: bool,
-        max_tokens: int | None,
     ) -> ModelReply:
-        settings = self.settings
-        model = self.model_name()
-        completion, attempts = self._call(
-            lambda: _read(
-                self._openai.chat.completions.with_raw_response.create(
-                    model=model,
-                    messages=messages,  # type: ignore[arg-type]
-                    tools=request.tools,  # type: ignore[arg-type]
-                    tool_choice=settings.tool_choice,
-                    temperature=settings.temperature,
-                    top_p=settings.top_p,
-                    max_tokens=max_tokens,
-                    extra_body={"chat_template_kwargs": {"enable_thinking": thinking}},
-                ).content,
-                _ChatCompletion,
+        body = chat_request(self.settings, self.model_name(), messages, request.tools, thinking)
+        reply, attempts = self._call(
+            lambda: chat_reply(
+                self._openai.post("/chat/completions", cast_to=str, body=body), thinking
             )
         )
-        choice = completion.choices[0]
-        message = choice.message
-        usage = completion.usage
-        return ModelReply(
-            content=message.content,
-            # vLLM names the field `reasoning_content` (older) or `reasoning` (newer)
-            reasoning=message.reasoning_content or message.reasoning,
-            tool_calls=[call.as_openai() for call in message.tool_calls or []],
-            finish_reason=choice.finish_reason,
-            prompt_tokens=usage.prompt_tokens if usage else None,
-            completion_tokens=usage.completion_tokens if usage else None,
-            thinking=thinking,
-            attempts=attempts,
-        )
+        return reply.model_copy(update={"attempts": attempts})
 
     def _continue_after_think(self, request: DecisionRequest, partial: str) -> ModelReply | None:
         """The continuation path; None where the server cannot do it or it yields no call."""
@@ -324,6 +293,45 @@ class ModelClient:
             f"the model server at {self.settings.base_url} failed {attempts} times "
             f"(last: {last_error})"
         )
+
+
+def chat_request(
+    settings: ClientSettings,
+    model: str,
+    messages: list[dict[str, str]],
+    tools: list[dict[str, Any]],
+    thinking: bool,
+) -> dict[str, Any]:
+    """The body of the chat-completion request of one decision, as the client sends it: capped
+    at the thinking budget with thinking on, at the answer's tokens with it off."""
+    return {
+        "model": model,
+        "messages": messages,
+        "tools": tools,
+        "tool_choice": settings.tool_choice,
+        "temperature": settings.temperature,
+        "top_p": settings.top_p,
+        "max_tokens": settings.think_budget if thinking else settings.answer_tokens,
+        "chat_template_kwargs": {"enable_thinking": thinking},
+    }
+
+
+def chat_reply(body: bytes | str, thinking: bool) -> ModelReply:
+    """A chat-completion response body as a reply; UnusableReply when it is not one."""
+    completion = _read(body, _ChatCompletion)
+    choice = completion.choices[0]
+    message = choice.message
+    usage = completion.usage
+    return ModelReply(
+        content=message.content,
+        # vLLM names the field `reasoning_content` (older) or `reasoning` (newer)
+        reasoning=message.reasoning_content or message.reasoning,
+        tool_calls=[call.as_openai() for call in message.tool_calls or []],
+        finish_reason=choice.finish_reason,
+        prompt_tokens=usage.prompt_tokens if usage else None,
+        completion_tokens=usage.completion_tokens if usage else None,
+        thinking=thinking,
+    )
 
 
 def _cut_inside_think(reply: ModelReply) -> bool:
@@ -494,6 +502,8 @@ __all__ = [
     "Policy",
     "PolicyError",
     "UnusableReply",
+    "chat_reply",
+    "chat_request",
     "replace_lone_surrogates",
     "summarize_reasoning",
 ]

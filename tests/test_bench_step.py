@@ -12,8 +12,10 @@ from typing import Any
 
 import pytest
 
+from agent import prompt
+from agent.actions import tools_schema
 from agent.cli import main
-from agent.model_client import ClientSettings
+from agent.model_client import ClientSettings, chat_reply, chat_request
 from evals.bench import step
 from evals.scripted_model import ScriptedServer, call, error, index_of, tap
 
@@ -55,6 +57,26 @@ def test_every_step_is_split_into_model_device_and_our_own_stages() -> None:
     assert report.overhead.met == (report.overhead.median_pct < 2.0)
     thinking = [r.thinking for r in server.chat_requests]
     assert thinking == [False] * 3 + [True] * 3
+
+
+def test_the_benchmark_sends_the_agent_s_request_streamed_and_marked() -> None:
+    settings = ClientSettings(base_url="", temperature=0.3, top_p=0.7, tool_choice="required")
+    with ScriptedServer(WIFI_PLAN) as server:
+        settings = settings.model_copy(update={"base_url": server.base_url})
+        step.run_step_bench(settings, steps=1, modes=("on",))
+    (request,) = server.chat_requests
+    body = dict(request.body)
+    assert body.pop("stream") is True and body.pop("stream_options") == {"include_usage": True}
+    system, user = body["messages"]
+    marker = system["content"].split("] ", 1)[0] + "] "
+    unmarked = json.loads(json.dumps(body))
+    unmarked["messages"][0]["content"] = system["content"].removeprefix(marker)
+    first_tool = unmarked["tools"][0]["function"]
+    first_tool["description"] = first_tool["description"].removeprefix(marker)
+    agent_messages = [prompt.system_message(), user]
+    assert unmarked == chat_request(
+        settings, "scripted-model", agent_messages, tools_schema(), thinking=True
+    )
 
 
 def test_each_mode_starts_cold_and_its_episodes_share_the_system_prompt() -> None:
@@ -173,13 +195,14 @@ def test_stream_chunks_fold_into_one_reply_and_the_first_token_is_timed() -> Non
     fed = [stream.feed(line) for line in lines]
     assert fed == [True] * 6 + [False, False]  # nothing counts after [DONE]
     assert stream.first_token == 0.0  # the role chunk, which vLLM sends with the first token
-    message = stream.as_message()
-    assert message["reasoning"] == "Wi-Fi is off" and message["content"] is None
-    assert message["tool_calls"] == [
+    # read as the agent's model client reads a reply that was not streamed
+    reply = chat_reply(json.dumps(stream.as_completion()), thinking=True)
+    assert reply.reasoning == "Wi-Fi is off" and reply.content is None
+    assert reply.tool_calls == [
         {"id": "c1", "type": "function", "function": {"name": "tap", "arguments": '{"index": 3}'}}
     ]
-    assert message["finish_reason"] == "tool_calls"
-    assert message["usage"] == {"prompt_tokens": 812, "completion_tokens": 9}
+    assert reply.finish_reason == "tool_calls"
+    assert (reply.prompt_tokens, reply.completion_tokens) == (812, 9)
 
 
 class _CachingStreamServer:

@@ -54,6 +54,9 @@ from agent.model_client import (
     ModelCallError,
     ModelClient,
     ModelReply,
+    UnusableReply,
+    chat_reply,
+    chat_request,
 )
 from agent.screen import Screen
 from agent.toolparse import parse_reply
@@ -169,8 +172,9 @@ class Decision:
 class StreamingPolicy:
     """A Policy that streams chat completions and times each one.
 
-    Same request as the model client (messages, tools, tool choice, sampling, thinking switch,
-    token caps) with the run's marker added; one request per step, no continuation.
+    The model client's own request body (`chat_request`) with the run's marker added and
+    streaming asked for, and its own reading of the reply (`chat_reply`); one request per step,
+    no continuation.
     """
 
     def __init__(
@@ -210,20 +214,15 @@ class StreamingPolicy:
         # inside the model client (and the marker is the benchmark's, not the agent's, cost).
         started = self._clock()
         thinking = self.settings.thinking if request.thinking is None else request.thinking
-        body = {
-            "model": self.model,
-            "messages": _marked_messages(request.messages, self.marker),
-            "tools": _marked_tools(request.tools, self.marker),
-            "tool_choice": self.settings.tool_choice,
-            "temperature": self.settings.temperature,
-            "top_p": self.settings.top_p,
-            "max_tokens": self.settings.think_budget if thinking else self.settings.answer_tokens,
+        messages = _marked_messages(request.messages, self.marker)
+        tools = _marked_tools(request.tools, self.marker)
+        request_body = {
+            **chat_request(self.settings, self.model, messages, tools, thinking),
             "stream": True,
             "stream_options": {"include_usage": True},
-            "chat_template_kwargs": {"enable_thinking": thinking},
         }
         try:
-            with self._http.stream("POST", self._url, json=body) as response:
+            with self._http.stream("POST", self._url, json=request_body) as response:
                 if response.status_code >= 400:
                     response.read()
                     raise ModelCallError(
@@ -235,15 +234,19 @@ class StreamingPolicy:
                     for line in response.iter_lines():
                         if not stream.feed(line):
                             break
-                    first_token, payload = stream.first_token, stream.as_message()
+                    first_token, reply_body = stream.first_token, json.dumps(stream.as_completion())
                 else:
-                    first_token, payload = None, _message_payload(json.loads(response.read()))
+                    first_token, reply_body = None, response.read().decode("utf-8", "replace")
         except httpx.HTTPError as exc:
             raise ModelCallError(
                 f"the model server at {self.settings.base_url} failed: {exc}"
             ) from exc
-        reply = _reply(payload, thinking)
-        usage = payload.get("usage") or {}
+        try:
+            reply = chat_reply(reply_body, thinking)
+        except UnusableReply as exc:
+            raise ModelCallError(f"unusable reply: {exc}") from None
+        # the agent does not read it; a server that reports it shows its prefix cache at work
+        usage = json.loads(reply_body).get("usage") or {}
         cached = (usage.get("prompt_tokens_details") or {}).get("cached_tokens")
         self.decisions.append(Decision(started, self._clock(), first_token, reply, cached))
         return reply
@@ -251,7 +254,7 @@ class StreamingPolicy:
 
 @dataclass
 class _StreamedReply:
-    """Chat-completion chunks (server-sent events) folded into one message."""
+    """Chat-completion chunks (server-sent events) folded into one completion."""
 
     clock: Clock
     first_token: float | None = None
@@ -294,9 +297,9 @@ class _StreamedReply:
             self.finish_reason = choice.get("finish_reason") or self.finish_reason
         return True
 
-    def as_message(self) -> dict[str, Any]:
-        """The same shape as a non-streamed completion's message, plus usage."""
-        return {
+    def as_completion(self) -> dict[str, Any]:
+        """The completion the chunks add up to, shaped as a response that is not streamed."""
+        message = {
             "content": "".join(self.content) or None,
             "reasoning": "".join(self.reasoning) or None,
             "tool_calls": [
@@ -307,45 +310,11 @@ class _StreamedReply:
                 }
                 for _, call in sorted(self.calls.items())
             ],
-            "finish_reason": self.finish_reason,
+        }
+        return {
+            "choices": [{"message": message, "finish_reason": self.finish_reason}],
             "usage": self.usage,
         }
-
-
-def _message_payload(completion: dict[str, Any]) -> dict[str, Any]:
-    choices = completion.get("choices") or [{}]
-    message = choices[0].get("message") or {}
-    return {
-        "content": message.get("content"),
-        # vLLM names the field `reasoning_content` (older) or `reasoning` (newer)
-        "reasoning": message.get("reasoning_content") or message.get("reasoning"),
-        "tool_calls": message.get("tool_calls") or [],
-        "finish_reason": choices[0].get("finish_reason"),
-        "usage": completion.get("usage"),
-    }
-
-
-def _reply(payload: dict[str, Any], thinking: bool) -> ModelReply:
-    usage = payload.get("usage") or {}
-    return ModelReply(
-        content=payload["content"],
-        reasoning=payload["reasoning"],
-        tool_calls=[
-            {
-                "id": call.get("id"),
-                "type": "function",
-                "function": {
-                    "name": (call.get("function") or {}).get("name"),
-                    "arguments": (call.get("function") or {}).get("arguments"),
-                },
-            }
-            for call in payload["tool_calls"]
-        ],
-        finish_reason=payload["finish_reason"],
-        prompt_tokens=usage.get("prompt_tokens"),
-        completion_tokens=usage.get("completion_tokens"),
-        thinking=thinking,
-    )
 
 
 def _marked_messages(messages: list[dict[str, str]], marker: str) -> list[dict[str, str]]:
