@@ -18,7 +18,14 @@ from rich.progress import (
 from rich.segment import Segments
 from rich.table import Table
 
-from evals.results import EpisodeOutcome, EvalReport, GuardEffect, Summary
+from evals.results import (
+    EpisodeOutcome,
+    EvalReport,
+    ResultTable,
+    configurations_table,
+    families_table,
+    guard_effect_table,
+)
 
 _NO_WIDTH_LIMIT = 100_000
 _VERDICT_STYLE = {
@@ -82,30 +89,24 @@ def _short(text: str, limit: int = 80) -> str:
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
-def _percent(rate: float) -> str:
-    return f"{rate:.0%}"
-
-
 def print_report(console: Console, report: EvalReport) -> None:
     """Configurations, families, stop reasons and (when measured) the guard effect."""
-    _print_table(console, _configurations_table(report.configurations or [report.summary]))
     summary = report.summary
-    families = Table(title="By family", title_justify="left")
-    for column in ("family", "runs", "successes", "rate", "mean steps"):
-        families.add_column(column, justify="left" if column == "family" else "right")
-    for family, score in summary.by_family.items():
-        families.add_row(
-            family,
-            str(score.episodes),
-            str(score.successes),
-            _percent(score.success_rate),
-            f"{score.mean_steps:g}",
-        )
-    _print_table(console, families)
+    _print_table(console, _rich_table(configurations_table(report.configurations or [summary])))
+    _print_table(console, _rich_table(families_table(summary)))
     reasons = ", ".join(f"{reason} {count}" for reason, count in summary.stop_reasons.items())
     console.print(f"stop reasons: {reasons}")
     if report.guard_effect:
-        _print_table(console, _guard_table(report.guard_effect))
+        _print_table(console, _rich_table(guard_effect_table(report.guard_effect)))
+
+
+def _rich_table(table: ResultTable) -> Table:
+    shown = Table(title=table.title, title_justify="left")
+    for number, column in enumerate(table.columns):
+        shown.add_column(column, justify="left" if number == 0 else "right")
+    for row in table.rows:
+        shown.add_row(*(escape(cell) for cell in row))
+    return shown
 
 
 def _print_table(console: Console, table: RenderableType) -> None:
@@ -117,67 +118,3 @@ def _print_table(console: Console, table: RenderableType) -> None:
     unlimited = console.options.update(width=_NO_WIDTH_LIMIT)
     width = Measurement.get(console, unlimited, table).maximum
     console.print(Segments(console.render(table, console.options.update(width=width))), crop=False)
-
-
-def _configurations_table(summaries: list[Summary]) -> Table:
-    table = Table(title="Results", title_justify="left")
-    for column in (
-        "policy",
-        "guards",
-        "runs",
-        "successes",
-        "rate",
-        "false claims",
-        "errors",
-        "mean steps",
-        "model s/step p50",
-        "p90",
-    ):
-        table.add_column(column, justify="left" if column == "policy" else "right")
-    for s in summaries:
-        table.add_row(
-            escape(s.policy),
-            "on" if s.guards else "off",
-            str(s.episodes),
-            str(s.successes),
-            _percent(s.success_rate),
-            str(s.verdicts.get("false_claim", 0)),
-            str(s.errors),
-            f"{s.mean_steps:g}",
-            f"{s.model_latency.p50_s:.2f}",
-            f"{s.model_latency.p90_s:.2f}",
-        )
-    return table
-
-
-def _guard_table(rows: list[GuardEffect]) -> Table:
-    table = Table(title="Guard effect (same runs, guards off → on)", title_justify="left")
-    for column in (
-        "policy",
-        "runs",
-        "successes",
-        "false claims",
-        "budget used up",
-        "clean stops",
-        "→ success",
-        "→ clean stop",
-        "made worse",
-    ):
-        table.add_column(column, justify="left" if column == "policy" else "right")
-
-    def pair(row: GuardEffect, verdict: str) -> str:
-        return f"{row.off.get(verdict, 0)} → {row.on.get(verdict, 0)}"
-
-    for row in rows:
-        table.add_row(
-            escape(row.policy),
-            str(row.episodes),
-            pair(row, "success"),
-            pair(row, "false_claim"),
-            pair(row, "step_budget"),
-            pair(row, "clean_stop"),
-            str(row.to_success),
-            str(row.to_clean_stop),
-            str(row.made_worse),
-        )
-    return table

@@ -22,7 +22,16 @@ from pydantic import ValidationError
 
 from agent.trajectory import EndRecord, EpisodeRecord, StepRecord, read_trajectory
 from cli_common.errors import UsageError
-from evals.results import EpisodeOutcome, EvalReport, ResultStore, Summary, build_report
+from evals.results import (
+    EpisodeOutcome,
+    EvalReport,
+    ResultStore,
+    ResultTable,
+    build_report,
+    configurations_table,
+    families_table,
+    guard_effect_table,
+)
 from simulator.tasks import TASKS_BY_NAME
 
 SCREEN_WIDTH_PX = 220  # drawn width of a screen
@@ -201,6 +210,13 @@ def _table(headers: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
+def _html_table(table: ResultTable) -> str:
+    return _table(
+        [_e(column) for column in table.columns],
+        ([_e(cell) for cell in row] for row in table.rows),
+    )
+
+
 def _summary_section(report: EvalReport) -> str:
     summary = report.summary
     configurations = report.configurations or [summary]
@@ -209,84 +225,18 @@ def _summary_section(report: EvalReport) -> str:
         f"<p>{summary.successes} of {summary.episodes} episodes succeeded "
         f"({summary.success_rate:.0%}) over {summary.tasks} task(s); a task counts only when "
         "the agent declared it done.</p>",
-        _table(
-            [
-                "policy",
-                "guards",
-                "runs",
-                "successes",
-                "rate",
-                "false claims",
-                "errors",
-                "mean steps",
-                "model s/step (p50 / p90)",
-            ],
-            (_configuration_row(s) for s in configurations),
-        ),
-        _table(
-            ["family", "runs", "successes", "rate", "mean steps"],
-            (
-                [
-                    _e(family),
-                    str(g.episodes),
-                    str(g.successes),
-                    f"{g.success_rate:.0%}",
-                    f"{g.mean_steps:g}",
-                ]
-                for family, g in summary.by_family.items()
-            ),
-        ),
+        _html_table(configurations_table(configurations)),
+        _html_table(families_table(summary)),
         _table(
             ["stop reason", "runs"],
             ([_e(reason), str(count)] for reason, count in summary.stop_reasons.items()),
         ),
     ]
     if report.guard_effect:
-        parts.append("<h2>Guard effect (same runs, guards off → on)</h2>")
-        parts.append(
-            _table(
-                [
-                    "policy",
-                    "runs",
-                    "successes",
-                    "false claims",
-                    "budget used up",
-                    "clean stops",
-                    "turned into success",
-                    "turned into clean stop",
-                    "made worse",
-                ],
-                (
-                    [
-                        _e(row.policy),
-                        str(row.episodes),
-                        *(
-                            f"{row.off.get(v, 0)} → {row.on.get(v, 0)}"
-                            for v in ("success", "false_claim", "step_budget", "clean_stop")
-                        ),
-                        str(row.to_success),
-                        str(row.to_clean_stop),
-                        str(row.made_worse),
-                    ]
-                    for row in report.guard_effect
-                ),
-            )
-        )
+        guards = guard_effect_table(report.guard_effect)
+        parts.append(f"<h2>{_e(guards.title)}</h2>")
+        parts.append(_html_table(guards))
     return "\n".join(parts)
-
-
-def _configuration_row(s: Summary) -> list[str]:
-    return [
-        _e(s.policy),
-        "on" if s.guards else "off",
-        str(s.episodes),
-        str(s.successes),
-        f"{s.success_rate:.0%}",
-        str(s.verdicts.get("false_claim", 0)),
-        str(s.errors),
-        f"{s.mean_steps:g}",
-        f"{s.model_latency.p50_s:.2f} / {s.model_latency.p90_s:.2f}",
-    ]
 
 
 def _outcome_badge(episode: EpisodeView) -> str:

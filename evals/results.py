@@ -14,6 +14,7 @@ import json
 import os
 import statistics
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from threading import Lock
 from typing import Literal
@@ -256,25 +257,116 @@ def guard_effect(outcomes: Sequence[EpisodeOutcome]) -> list[GuardEffect]:
     return rows
 
 
-def guard_effect_markdown(rows: Sequence[GuardEffect]) -> str:
-    """The guard-effect table as Markdown, one row per policy."""
+# --- the summary tables, as the terminal, the HTML report and Markdown show them ---------------
+
+
+@dataclass(frozen=True)
+class ResultTable:
+    """A summary table in plain-text cells; the first column names the row."""
+
+    title: str
+    columns: tuple[str, ...]
+    rows: list[tuple[str, ...]]
+
+
+def configurations_table(summaries: Sequence[Summary]) -> ResultTable:
+    """One row per policy and guard setting."""
+    return ResultTable(
+        "Results",
+        (
+            "policy",
+            "guards",
+            "runs",
+            "successes",
+            "rate",
+            "false claims",
+            "errors",
+            "mean steps",
+            "model s/step p50",
+            "p90",
+        ),
+        [
+            (
+                s.policy,
+                "on" if s.guards else "off",
+                str(s.episodes),
+                str(s.successes),
+                f"{s.success_rate:.0%}",
+                str(s.verdicts.get("false_claim", 0)),
+                str(s.errors),
+                f"{s.mean_steps:g}",
+                f"{s.model_latency.p50_s:.2f}",
+                f"{s.model_latency.p90_s:.2f}",
+            )
+            for s in summaries
+        ],
+    )
+
+
+def families_table(summary: Summary) -> ResultTable:
+    return ResultTable(
+        "By family",
+        ("family", "runs", "successes", "rate", "mean steps"),
+        [
+            (
+                family,
+                str(score.episodes),
+                str(score.successes),
+                f"{score.success_rate:.0%}",
+                f"{score.mean_steps:g}",
+            )
+            for family, score in summary.by_family.items()
+        ],
+    )
+
+
+def guard_effect_table(rows: Sequence[GuardEffect]) -> ResultTable:
+    """One row per policy: each verdict's count with guards off and on, and the runs the
+    guards changed."""
 
     def pair(row: GuardEffect, verdict: str) -> str:
         return f"{row.off.get(verdict, 0)} → {row.on.get(verdict, 0)}"
 
+    return ResultTable(
+        "Guard effect (same runs, guards off → on)",
+        (
+            "policy",
+            "runs",
+            "successes off → on",
+            "false claims off → on",
+            "budget used up off → on",
+            "clean stops off → on",
+            "turned into success",
+            "turned into clean stop",
+            "made worse",
+            "mean steps off → on",
+        ),
+        [
+            (
+                row.policy,
+                str(row.episodes),
+                pair(row, "success"),
+                pair(row, "false_claim"),
+                pair(row, "step_budget"),
+                pair(row, "clean_stop"),
+                str(row.to_success),
+                str(row.to_clean_stop),
+                str(row.made_worse),
+                f"{row.mean_steps_off:g} → {row.mean_steps_on:g}",
+            )
+            for row in rows
+        ],
+    )
+
+
+def guard_effect_markdown(rows: Sequence[GuardEffect]) -> str:
+    """The guard-effect table as Markdown, one row per policy."""
+    table = guard_effect_table(rows)
     lines = [
-        "| policy | runs | successes off → on | false claims off → on | "
-        "budget used up off → on | clean stops off → on | turned into success | "
-        "turned into clean stop | made worse | mean steps off → on |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| " + " | ".join(table.columns) + " |",
+        "|---|" + "---:|" * (len(table.columns) - 1),
     ]
-    for row in rows:
-        lines.append(
-            f"| {row.policy} | {row.episodes} | {pair(row, 'success')} | "
-            f"{pair(row, 'false_claim')} | {pair(row, 'step_budget')} | "
-            f"{pair(row, 'clean_stop')} | {row.to_success} | {row.to_clean_stop} | "
-            f"{row.made_worse} | {row.mean_steps_off:g} → {row.mean_steps_on:g} |"
-        )
+    lines.extend("| " + " | ".join(row) + " |" for row in table.rows)
     return "\n".join(lines)
 
 

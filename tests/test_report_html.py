@@ -71,6 +71,9 @@ def test_eval_html_has_the_summary_and_every_episode(tmp_path: Path) -> None:
     assert code == 0
     page = out.read_text(encoding="utf-8")
     assert "Guard effect" in page and page.count('class="episode"') == 2
+    # the same tables as the terminal and the Markdown of `eval --guards both`
+    assert "<th>turned into success</th>" in page and "<th>mean steps off → on</th>" in page
+    assert "<th>model s/step p50</th><th>p90</th>" in page
     assert "self_undo" in page or "Wi-Fi is now on as asked" in page
     again = tmp_path / "again.html"
     assert main(["report", str(tmp_path / "run"), "--html", str(again)]) == 0
