@@ -118,9 +118,9 @@ def extract(windows: list[Node]) -> Extraction:
     visible = [
         d
         for d in drafts
-        if _has_area(d.node.bounds)
-        and _intersects(d.node.bounds, (0, 0, width, height))
-        and not any(_contains(bounds, d.node.bounds) for bounds in covers[d.window])
+        if has_area(d.node.bounds)
+        and intersects(d.node.bounds, (0, 0, width, height))
+        and not any(contains(bounds, d.node.bounds) for bounds in covers[d.window])
     ]
     visible = _without_stacked_copies(visible)
     omitted = max(len(visible) - MAX_ELEMENTS, 0)
@@ -130,7 +130,7 @@ def extract(windows: list[Node]) -> Extraction:
     _label_from_line(visible)
     return Extraction(
         app=_foreground_app(windows, keyboards, strips, screen_area),
-        keyboard=any(k and _has_area(w.bounds) for k, w in zip(keyboards, windows, strict=True)),
+        keyboard=any(k and has_area(w.bounds) for k, w in zip(keyboards, windows, strict=True)),
         width=width,
         height=height,
         drafts=reading_order(visible),
@@ -164,11 +164,11 @@ class _Walker:
         # A toggle's state matters even when scrolling has clipped it away; a clipped text
         # field tells nothing.
         widget = not (wraps_elements or pending.controls or pending.texts)
-        if widget and (node.checkable or (node.editable and not own and _has_area(node.bounds))):
+        if widget and (node.checkable or (node.editable and not own and has_area(node.bounds))):
             pending.controls.append(node)  # the row above names it, or it stands alone later
             return pending
         if node.clickable or node.long_clickable or node.checkable or node.editable:
-            if not _has_area(node.bounds):
+            if not has_area(node.bounds):
                 # nothing to tap, but its text may name the row around it ("Charging 65%")
                 if own:
                     pending.texts.insert(0, (own, node))
@@ -242,10 +242,10 @@ class _Walker:
             )
         # Tap the merged widget itself when it takes taps: on a two-target settings row the
         # row opens a page and only the switch toggles.
-        tap = _center(node.bounds)
+        tap = center(node.bounds)
         if source is not node and (source.clickable or source.editable):
-            widget_tap = _center(source.bounds)
-            if _contains(node.bounds, (*widget_tap, *widget_tap)):
+            widget_tap = center(source.bounds)
+            if contains(node.bounds, (*widget_tap, *widget_tap)):
                 tap = widget_tap
         self.out.append(Draft(node, source, role, label, tap, self.window, by_id))
 
@@ -405,7 +405,10 @@ def is_edge_strip(bounds: Bounds, width: int, height: int) -> bool:
     return thin_row or thin_column
 
 
-def _center(bounds: Bounds) -> tuple[int, int]:
+# Geometry of (x1, y1, x2, y2) bounds.
+
+
+def center(bounds: Bounds) -> tuple[int, int]:
     x1, y1, x2, y2 = bounds
     return (x1 + x2) // 2, (y1 + y2) // 2
 
@@ -418,15 +421,16 @@ def _height(bounds: Bounds) -> int:
     return bounds[3] - bounds[1]
 
 
-def _has_area(bounds: Bounds) -> bool:
+def has_area(bounds: Bounds) -> bool:
     return bounds[2] > bounds[0] and bounds[3] > bounds[1]
 
 
-def _intersects(a: Bounds, b: Bounds) -> bool:
+def intersects(a: Bounds, b: Bounds) -> bool:
     return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
 
 
-def _contains(outer: Bounds, inner: Bounds) -> bool:
+def contains(outer: Bounds, inner: Bounds) -> bool:
+    """Whether `inner` lies within `outer`, edges included (a point is a zero-size box)."""
     return (
         outer[0] <= inner[0]
         and outer[1] <= inner[1]

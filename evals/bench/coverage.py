@@ -24,7 +24,14 @@ from collections.abc import Iterator
 from pydantic import BaseModel
 
 from agent.screen import Element, Screen
-from agent.screen_elements import is_edge_strip, is_keyboard_window
+from agent.screen_elements import (
+    center,
+    contains,
+    has_area,
+    intersects,
+    is_edge_strip,
+    is_keyboard_window,
+)
 from agent.screen_xml import Bounds, Node, parse_hierarchy
 
 
@@ -60,7 +67,7 @@ def check(data: bytes, screen: Screen) -> Coverage:
             actions = _actions(node)
             if not actions or not _on_screen(node, width, height):
                 continue
-            if any(_contains(bounds, node.bounds) for bounds in above):
+            if any(contains(bounds, node.bounds) for bounds in above):
                 continue
             if strips[z]:
                 system_bar += 1
@@ -100,9 +107,7 @@ def _actions(node: Node) -> list[str]:
 
 
 def _on_screen(node: Node, width: int, height: int) -> bool:
-    x1, y1, x2, y2 = node.bounds
-    has_area = x2 > x1 and y2 > y1
-    return has_area and x1 < width and x2 > 0 and y1 < height and y2 > 0
+    return has_area(node.bounds) and intersects(node.bounds, (0, 0, width, height))
 
 
 def _covers(element: Element, node: Node) -> bool:
@@ -110,19 +115,8 @@ def _covers(element: Element, node: Node) -> bool:
         return True  # the node itself (or its identical twin)
     if element.role == "list" and not node.scrollable:
         return False
-    x1, y1, x2, y2 = node.bounds
-    return _inside(((x1 + x2) // 2, (y1 + y2) // 2), element.bounds)
+    return _inside(center(node.bounds), element.bounds)
 
 
 def _inside(point: tuple[int, int], bounds: Bounds) -> bool:
-    x, y = point
-    return bounds[0] <= x <= bounds[2] and bounds[1] <= y <= bounds[3]
-
-
-def _contains(outer: Bounds, inner: Bounds) -> bool:
-    return (
-        outer[0] <= inner[0]
-        and outer[1] <= inner[1]
-        and inner[2] <= outer[2]
-        and inner[3] <= outer[3]
-    )
+    return contains(bounds, (*point, *point))

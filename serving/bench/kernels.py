@@ -21,10 +21,14 @@ from pydantic import BaseModel
 
 from serving.checkpoint import Shape, SparkConfig, spark_config
 from serving.quantization import avx2_kernel, int4pack
-from serving.quantization.measure import head_matrix, layer_matrices
+from serving.quantization.measure import (
+    GROUP_SIZE,
+    head_matrix,
+    layer_matrices,
+    random_int4_weight,
+)
 from serving.quantization.timings import Matrix
 
-GROUP_SIZE = 128  # what `phone-agent quantize` writes by default
 Kernel = Callable[[torch.Tensor, torch.Tensor, torch.Tensor, int], torch.Tensor]
 
 
@@ -68,17 +72,6 @@ def _kernels() -> tuple[dict[str, Kernel], str]:
     return kernels, "available" if loaded.available else loaded.reason
 
 
-def _random_weight(matrix: Matrix, generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
-    values = torch.randint(
-        0, 16, (matrix.rows, matrix.columns), dtype=torch.uint8, generator=generator
-    )
-    groups = matrix.columns // GROUP_SIZE
-    scales = torch.rand(matrix.rows, groups, generator=generator) * 0.02
-    zeros = torch.randn(matrix.rows, groups, generator=generator) * 0.02
-    packed = int4pack.repack_rows_(int4pack.pack_portable(values))
-    return packed, int4pack.scales_and_zeros(scales, zeros)
-
-
 def _interleaved_medians(calls: dict[str, Callable[[], object]], repeat: int) -> dict[str, float]:
     for call in calls.values():
         call()  # warm-up: first-touch of buffers, lazy initialisation
@@ -103,7 +96,7 @@ def run_kernel_bench(
     timings: list[KernelTiming] = []
     for matrix in matrices:
         progress(f"{matrix.name} ({matrix.rows}x{matrix.columns})")
-        packed, scale_zero = _random_weight(matrix, generator)
+        packed, scale_zero = random_int4_weight(matrix, generator)
         for count in rows:
             x = torch.randn(count, matrix.columns, generator=generator).bfloat16()
             calls: dict[str, Callable[[], object]] = {

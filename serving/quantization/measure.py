@@ -35,7 +35,7 @@ from serving.quantization.probe import HardwareProfile, Scheme
 from serving.quantization.timings import BuildTiming, Matrix, Measurement, cache_path
 
 MEASURED_SHAPE: Shape = "1.7b"
-GROUP_SIZE = 128
+GROUP_SIZE = 128  # what `phone-agent quantize` writes by default
 PREFILL_ROWS = 256
 # The fastest of a few calls: on a shared machine a call that loses a core to another process
 # is slow by a large factor (OpenMP threads wait on each other), and the least disturbed call
@@ -72,7 +72,11 @@ def _bf16_kernel(matrix: Matrix, generator: torch.Generator) -> Multiply:
     return lambda x: torch.nn.functional.linear(x, weight)
 
 
-def _w4a16_kernel(matrix: Matrix, generator: torch.Generator) -> Multiply:
+def random_int4_weight(
+    matrix: Matrix, generator: torch.Generator
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Random int4 weights of the matrix's shape in torch's packed layout, with their scales
+    and zeros in groups of GROUP_SIZE: what the W4A16 kernels multiply."""
     values = torch.randint(
         0, 16, (matrix.rows, matrix.columns), dtype=torch.uint8, generator=generator
     )
@@ -80,7 +84,11 @@ def _w4a16_kernel(matrix: Matrix, generator: torch.Generator) -> Multiply:
     scales = torch.rand(matrix.rows, groups, generator=generator) * 0.02
     zeros = torch.randn(matrix.rows, groups, generator=generator) * 0.02
     packed = int4pack.repack_rows_(int4pack.pack_portable(values))
-    scale_zero = int4pack.scales_and_zeros(scales, zeros)
+    return packed, int4pack.scales_and_zeros(scales, zeros)
+
+
+def _w4a16_kernel(matrix: Matrix, generator: torch.Generator) -> Multiply:
+    packed, scale_zero = random_int4_weight(matrix, generator)
     plan = int4pack.machine_plan("adaptive", torch.bfloat16)
     return lambda x: int4pack.linear(x, packed, scale_zero, GROUP_SIZE, plan)
 
