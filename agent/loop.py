@@ -99,6 +99,8 @@ class RunSettings(BaseModel):
 
 
 class EpisodeResult(BaseModel):
+    """How an episode ended; `phone-agent run --json` prints it as its last line."""
+
     stop_reason: StopReason
     steps: int
     trajectory: Path

@@ -49,7 +49,7 @@ def register(subparsers: Any) -> None:
 def run_command(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from agent.commands.run_view import LiveView, RunSummary
+    from agent.commands.run_view import LiveView
     from agent.loop import RunSettings, run_episode
     from agent.model_client import ModelClient
     from agent.trajectory import default_trajectory_path
@@ -96,18 +96,10 @@ def run_command(args: argparse.Namespace) -> int:
     finally:
         client.close()
 
-    summary = RunSummary(
-        stop_reason=result.stop_reason,
-        steps=result.steps,
-        trajectory=str(result.trajectory),
-        detail=result.detail,
-        answer=result.answer,
-        device_state=result.device_state,
-    )
     if args.json:
-        print(summary.model_dump_json(exclude_none=True))
+        print(result.model_dump_json(exclude_none=True))
     else:
-        view.summary(summary)
+        view.summary(result)
     return 0 if result.stop_reason == "completed" else 1
 
 

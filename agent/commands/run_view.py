@@ -7,26 +7,14 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-from pydantic import BaseModel
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from rich.console import Console
     from rich.status import Status
 
+    from agent.loop import EpisodeResult
     from agent.trajectory import StepRecord
-
-
-class RunSummary(BaseModel):
-    """The `--json` line (DESIGN §2.1)."""
-
-    stop_reason: str
-    steps: int
-    trajectory: str
-    detail: str = ""
-    answer: str | None = None
-    device_state: dict[str, Any] | None = None
 
 
 class LiveView:
@@ -88,7 +76,7 @@ class LiveView:
             self._status.stop()
             self._status = None
 
-    def summary(self, summary: RunSummary) -> None:
+    def summary(self, summary: EpisodeResult) -> None:
         from rich.markup import escape
 
         style = "bold green" if summary.stop_reason == "completed" else "bold red"
