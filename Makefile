@@ -34,7 +34,7 @@ lint: serving-stack
 test: lint
 	$(BIN)/pytest
 
-# Serve a tiny offline Spark checkpoint and let the agent drive the simulator with it.
+# Serve the small policy trained on the simulator (fixtures/models/sim) and let it turn Wi-Fi on.
 demo: serving-stack
 	bash serving/demo.sh $(BIN)
 
