@@ -170,3 +170,15 @@ def test_train_command_reports_bad_input_in_one_line(tmp_path: Path) -> None:
     assert bad.stderr.strip().splitlines()[-1] == (
         "error: demonstration 1: messages: List should have at least 1 item after validation, not 0"
     )
+
+
+def test_the_shipped_policy_is_served_by_name_and_fits_the_repository() -> None:
+    from serving.launcher import resolve_model
+
+    model = resolve_model("sim", lambda stage: None)
+    assert (model.served_name, model.path.name) == ("sim", "sim")
+    assert SparkConfig.load(model.path) == config_for(POLICY_SHAPE)
+    sizes = [path.stat().st_size for path in model.path.iterdir()]
+    assert max(sizes) < 16 << 20 and sum(sizes) <= 32 << 20
+    tokenizer = AutoTokenizer.from_pretrained(str(model.path))
+    assert tokenizer.convert_tokens_to_ids([BOS, EOS, "<think>", "</think>"]) == [0, 1, 3, 4]
