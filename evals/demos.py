@@ -1,8 +1,8 @@
 """Demonstrations for training a policy: the oracle played through the agent loop, recorded.
 
-Every decision becomes one JSON line: the chat request the agent sends for it (`messages` and
-`tools` exactly as the loop built them, with the guards' notes and the history, and
-`chat_template_kwargs` as the model client sets them) and the `target` reply, the oracle's
+Every decision becomes one JSON line: the chat request the agent sends for it (`messages`,
+`tools` and `chat_template_kwargs` of the body the model client's `chat_request` builds from
+what the loop asked, guards' notes and history included) and the `target` reply, the oracle's
 call in OpenAI's message shape. `serving.training` renders both with the chat template.
 
 Recovery: besides the task's own start, each task and seed can be played from a detour (another
@@ -31,7 +31,7 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from agent.loop import RunSettings, run_episode
-from agent.model_client import DecisionRequest, ModelReply, Policy
+from agent.model_client import ClientSettings, DecisionRequest, ModelReply, Policy, chat_request
 from evals.detours import DETOUR_EXTRA_STEPS, start_from_detour
 from evals.oracle import OraclePolicy
 from evals.runner import goal_confirmation
@@ -106,11 +106,6 @@ def plan_demo_episodes(
     return episodes
 
 
-def chat_template_kwargs(request: DecisionRequest, thinking: bool) -> dict[str, Any]:
-    """What the model client sends for this decision: the loop may force thinking on."""
-    return {"enable_thinking": thinking if request.thinking is None else request.thinking}
-
-
 @dataclass
 class RecordingPolicy:
     """Passes decisions through and keeps each request with the reply it got."""
@@ -122,13 +117,18 @@ class RecordingPolicy:
 
     def decide(self, request: DecisionRequest) -> ModelReply:
         reply = self.policy.decide(request)
+        # the body the model client would send (the loop may force thinking on for a step)
+        thinking = self.thinking if request.thinking is None else request.thinking
+        body = chat_request(
+            ClientSettings(thinking=thinking), "", request.messages, request.tools, thinking
+        )
         self.lines.append(
             {
                 **self.metadata,
                 "step": request.step,
-                "messages": request.messages,
-                "tools": request.tools,
-                "chat_template_kwargs": chat_template_kwargs(request, self.thinking),
+                "messages": body["messages"],
+                "tools": body["tools"],
+                "chat_template_kwargs": body["chat_template_kwargs"],
                 "target": {
                     "role": "assistant",
                     "content": reply.content or "",
