@@ -128,10 +128,7 @@ def _run(args_list: list[str], debug: bool) -> int:
             traceback.print_exc()
         lines = str(exc).strip().splitlines()
         print(f"error: {lines[0] if lines else type(exc).__name__}", file=sys.stderr)
-        if isinstance(exc, UsageError):
-            return UsageError.exit_code
-        # The training commands' errors name their code themselves.
-        return int(getattr(exc, "exit_code", 1))
+        return UsageError.exit_code if isinstance(exc, UsageError) else 1
 
 
 class _Outliving:

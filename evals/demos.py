@@ -32,6 +32,7 @@ from pydantic import BaseModel
 
 from agent.loop import RunSettings, run_episode
 from agent.model_client import ClientSettings, DecisionRequest, ModelReply, Policy, chat_request
+from cli_common.errors import UsageError
 from evals.detours import DETOUR_EXTRA_STEPS, start_from_detour
 from evals.oracle import OraclePolicy
 from evals.runner import goal_confirmation
@@ -44,10 +45,8 @@ HELD_OUT_SEEDS = range(100)
 ThinkingMode = Literal["on", "off", "mixed"]
 
 
-class DemoSplitError(ValueError):
+class DemoSplitError(UsageError, ValueError):
     """An export that would put held-out episodes into training data."""
-
-    exit_code = 2
 
 
 def is_held_out(task: Task, seed: int, phrasing: int) -> bool:

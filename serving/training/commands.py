@@ -10,11 +10,12 @@ import importlib.util
 from pathlib import Path
 from typing import Any
 
+from cli_common.arguments import positive_int
+from cli_common.errors import UsageError
 
-class BadInput(Exception):
-    """Reported by the CLI in one line with exit code 2."""
 
-    exit_code = 2
+class BadInput(UsageError):
+    """Bad input to `train`: reported by the CLI in one line with exit code 2."""
 
 
 def register(subparsers: Any) -> None:
@@ -30,11 +31,11 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--device", choices=("cuda", "cpu"), default=None, help="default: cuda when present"
     )
-    parser.add_argument("--steps", type=_positive_int, default=2000, metavar="N")
+    parser.add_argument("--steps", type=positive_int, default=2000, metavar="N")
     parser.add_argument("--seed", type=int, default=0, metavar="S")
     parser.add_argument(
         "--batch-tokens",
-        type=_positive_int,
+        type=positive_int,
         default=32768,
         metavar="N",
         help="padded tokens per batch, not counting the prompt prefix every demonstration "
@@ -56,16 +57,6 @@ def register(subparsers: Any) -> None:
         help="stop early once this much time has passed, and write the checkpoint",
     )
     parser.set_defaults(handler=run_train)
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be positive: {value}")
-    return value
 
 
 def run_train(args: argparse.Namespace) -> int:

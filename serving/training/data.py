@@ -30,6 +30,7 @@ from typing import IO, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from cli_common.errors import UsageError
 from serving import spark_format
 from serving.checkpoint import chat_template_text
 
@@ -38,10 +39,8 @@ ASSISTANT_OPENING = spark_format.BOS + "<|Bot|>" + spark_format.THINK_END
 _PARALLEL_FROM = 2000
 
 
-class DemoError(ValueError):
+class DemoError(UsageError, ValueError):
     """A demonstration file that cannot be used; reported in one line."""
-
-    exit_code = 2
 
 
 class Demo(BaseModel):
