@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from typing import Any
 
 from simulator.apps.markor import NOTEBOOK
 from simulator.state import MARKOR
@@ -65,6 +66,11 @@ def _one_note(rng: random.Random) -> Params:
         "content": rng.choice(SENTENCES),
         "others": _other_notes(rng, name),
     }
+
+
+def _with_the_note(p: Params) -> dict[str, Any]:
+    """Storage holding the task's note beside the other notes."""
+    return {"files": {**p["others"], note(p["file_name"]): p["content"]}}
 
 
 def _kept(state: State, others: dict[str, str]) -> bool:
@@ -212,7 +218,7 @@ TASKS: list[Task] = [
             "In Markor's note {file_name}, {change}.",
         ),
         sample=_edit,
-        setup=lambda p: {"files": {**p["others"], note(p["file_name"]): p["content"]}},
+        setup=_with_the_note,
         plan=lambda p: [open_app("Markor"), *_edit_steps(p), done()],
         check=lambda s, p, a: (
             same_lines(s["files"].get(note(p["file_name"]), ""), p["expected"])
@@ -230,7 +236,7 @@ TASKS: list[Task] = [
             "Get rid of the Markor note {file_name}.",
         ),
         sample=_one_note,
-        setup=lambda p: {"files": {**p["others"], note(p["file_name"]): p["content"]}},
+        setup=_with_the_note,
         plan=lambda p: [open_app("Markor"), hold(p["file_name"]), tap("Delete"), tap("OK"), done()],
         check=lambda s, p, a: note(p["file_name"]) not in s["files"] and _kept(s, p["others"]),
         max_steps=8,
@@ -299,7 +305,7 @@ TASKS: list[Task] = [
             "{new_name}.",
         ),
         sample=_renamed,
-        setup=lambda p: {"files": {**p["others"], note(p["file_name"]): p["content"]}},
+        setup=_with_the_note,
         plan=lambda p: [
             open_app("Markor"),
             tap(p["file_name"]),
@@ -328,7 +334,7 @@ TASKS: list[Task] = [
             "{file_name} and call the note {new_name}.",
         ),
         sample=_renamed,
-        setup=lambda p: {"files": {**p["others"], note(p["file_name"]): p["content"]}},
+        setup=_with_the_note,
         plan=lambda p: [
             open_app("Markor"),
             tap(p["file_name"]),
@@ -356,7 +362,7 @@ TASKS: list[Task] = [
             "Tell me the text of the Markor note {file_name}.",
         ),
         sample=_one_note,
-        setup=lambda p: {"files": {**p["others"], note(p["file_name"]): p["content"]}},
+        setup=_with_the_note,
         plan=lambda p: [open_app("Markor"), tap(p["file_name"]), done(answer=p["content"])],
         check=lambda s, p, a: same_text(a, p["content"]),
         max_steps=8,
