@@ -21,7 +21,13 @@ from serving.reference_forward import spark_logits
 from serving.spark_format import BOS, EOS, split_tool_calls
 from serving.training.data import ChatRenderer, Demo
 from serving.training.model import load_checkpoint, parameter_count
-from serving.training.train import POLICY_SHAPE, TrainSettings, config_for, train
+from serving.training.train import (
+    POLICY_SHAPE,
+    TrainSettings,
+    config_for,
+    learning_rate,
+    train,
+)
 from simulator.tasks import TASKS_BY_NAME
 from tests.cli_process import run_cli
 
@@ -156,6 +162,17 @@ def test_a_short_cpu_run_learns_repeats_and_writes_a_checkpoint(
     assert len(tokenizer.encode("<tool_call>", add_special_tokens=False)) == 1
     log = json.loads((out / "training_log.json").read_text())
     assert log["demonstrations"] >= 4 and log["shared_prefix_tokens"] > 500
+
+
+def test_a_run_stopped_by_its_time_limit_still_ends_its_learning_rate_schedule() -> None:
+    # A lent GPU is timed: a run planned for more steps than fit must not stop at a high rate.
+    settings = TrainSettings(steps=10_000, warmup_steps=10, learning_rate=1e-3, time_limit_s=60)
+    assert learning_rate(5, settings, time_used=0.9) == pytest.approx(6e-4)  # warm-up by step
+    assert learning_rate(100, settings) > 9.9e-4  # early in the step schedule
+    assert learning_rate(100, settings, time_used=0.5) == pytest.approx(5.5e-4)
+    assert learning_rate(100, settings, time_used=1.0) == pytest.approx(1e-4)
+    # whichever of steps and time is further along drives the schedule
+    assert learning_rate(10_000, settings, time_used=0.1) == pytest.approx(1e-4)
 
 
 def test_train_command_reports_bad_input_in_one_line(tmp_path: Path) -> None:

@@ -180,13 +180,15 @@ def _point(step: int, window: Sequence[float], rate: float, started: float) -> L
     )
 
 
-def learning_rate(step: int, settings: TrainSettings) -> float:
-    """Linear warm-up, then a cosine down to a tenth of the peak at the last step."""
+def learning_rate(step: int, settings: TrainSettings, time_used: float = 0.0) -> float:
+    """Linear warm-up, then a cosine down to a tenth of the peak at the last step, or at the
+    time limit when that comes first: `time_used` is the share of the training loop's time
+    already spent, so a run stopped by the clock still ends its schedule."""
     peak = settings.learning_rate
     if step < settings.warmup_steps:
         return peak * (step + 1) / settings.warmup_steps
     span = max(1, settings.steps - settings.warmup_steps)
-    progress = min(1.0, (step - settings.warmup_steps) / span)
+    progress = min(1.0, max((step - settings.warmup_steps) / span, time_used))
     return peak * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * progress)))
 
 
@@ -262,15 +264,23 @@ def train(
     batches: list[Batch] = []
     model.train()
     steps_done = 0
+    # the time limit covers the whole run; what tokenizing left of it is the loop's budget
+    loop_started = time.monotonic()
+    loop_budget = (
+        None if settings.time_limit_s is None else settings.time_limit_s - (loop_started - started)
+    )
+    time_used = 0.0
     for step in range(settings.steps):
-        if settings.time_limit_s is not None and time.monotonic() - started > settings.time_limit_s:
-            say(f"time limit reached after {step} steps")
-            break
+        if loop_budget is not None:
+            time_used = (time.monotonic() - loop_started) / max(loop_budget, 1e-9)
+            if time_used >= 1.0:
+                say(f"time limit reached after {step} steps")
+                break
         if not batches:
             batches = make_batches(corpus, settings.batch_tokens, rng)
             batches.reverse()  # popped from the end
         batch = batches.pop()
-        rate = learning_rate(step, settings)
+        rate = learning_rate(step, settings, time_used)
         for group in optimizer.param_groups:
             group["lr"] = rate
         with autocast:
