@@ -34,6 +34,7 @@ from agent.loop import RunSettings, run_episode
 from agent.model_client import ClientSettings, DecisionRequest, ModelReply, Policy, chat_request
 from cli_common.errors import UsageError
 from evals.detours import DETOUR_EXTRA_STEPS, start_from_detour
+from evals.goal_wording import training_goal_template
 from evals.oracle import OraclePolicy
 from evals.runner import goal_confirmation
 from simulator import Simulator
@@ -62,10 +63,15 @@ class DemoEpisode:
     phrasing: int
     thinking: bool
     detour: bool = False  # start from the detour the seed picks instead of the task's start
+    reworded: bool = False  # the phrasing reworded (`evals.goal_wording`), fixed by the seed
 
     @property
     def goal(self) -> str:
-        return self.task.goal(self.seed, self.phrasing)
+        if not self.reworded:
+            return self.task.goal(self.seed, self.phrasing)
+        rng = random.Random(f"{self.task.name}/{self.seed}/{self.detour}/wording")
+        template = training_goal_template(self.task, self.phrasing, rng)
+        return template.format(**self.task.params(self.seed))
 
 
 def plan_demo_episodes(
@@ -75,9 +81,9 @@ def plan_demo_episodes(
     detours: bool = False,
 ) -> list[DemoEpisode]:
     """One episode per task and seed, and with `detours` a second one from a detour. The
-    phrasing cycles through the task's training phrasings with the seed; with `mixed`, thinking
-    is on in about half the episodes (a fixed coin per task and seed), so a policy learns both
-    of the client's modes."""
+    phrasing cycles through the task's training phrasings with the seed, and about half the
+    episodes reword it; with `mixed`, thinking is on in about half the episodes (a fixed coin
+    per task and seed), so a policy learns both of the client's modes."""
     seeds = list(seeds)
     held = [seed for seed in seeds if seed in HELD_OUT_SEEDS]
     if held:
@@ -93,15 +99,24 @@ def plan_demo_episodes(
             )
         for seed in seeds:
             coin = random.Random(f"{task.name}/{seed}/thinking").random() < 0.5
+            reword = random.Random(f"{task.name}/{seed}/reword")
             episode = DemoEpisode(
                 task=task,
                 seed=seed,
                 phrasing=phrasings[seed % len(phrasings)],
                 thinking={"on": True, "off": False, "mixed": coin}[thinking],
+                reworded=reword.random() < 0.5,
             )
             episodes.append(episode)
             if detours:
-                episodes.append(replace(episode, detour=True, thinking=not episode.thinking))
+                episodes.append(
+                    replace(
+                        episode,
+                        detour=True,
+                        thinking=not episode.thinking,
+                        reworded=reword.random() < 0.5,
+                    )
+                )
     return episodes
 
 
@@ -160,6 +175,7 @@ def record_episode(episode: DemoEpisode, scratch: Path) -> list[dict[str, Any]] 
             "task": task.name,
             "seed": seed,
             "phrasing": episode.phrasing,
+            "reworded": episode.reworded,
             "source": "detour" if episode.detour else "plan",
         },
     )

@@ -84,11 +84,20 @@ def test_training_file_holds_no_held_out_task_seed_or_phrasing(tmp_path: Path) -
     for line in lines:
         task = by_name[line["task"]]
         assert not is_held_out(task, line["seed"], line["phrasing"]), line["task"]
-        assert states_goal(line, task.goal(line["seed"], line["phrasing"]))
+        episode = DemoEpisode(
+            task,
+            line["seed"],
+            line["phrasing"],
+            thinking=True,
+            detour=line["source"] == "detour",
+            reworded=line["reworded"],
+        )
+        assert states_goal(line, episode.goal)
         # The held-out wording never reaches training, whichever seed it would come with.
         assert not any(states_goal(line, task.goal(seed, task.held_out_phrasing)) for seed in seeds)
-    # both thinking modes and every training phrasing are represented
+    # both thinking modes, plain and reworded goals are represented
     assert {line["chat_template_kwargs"]["enable_thinking"] for line in lines} == {True, False}
+    assert {line["reworded"] for line in lines} == {True, False}
 
 
 def test_held_out_seeds_and_phrasings_are_refused(tmp_path: Path) -> None:
