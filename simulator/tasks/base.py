@@ -21,6 +21,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from simulator.state import CALENDAR, CLOCK, CONTACTS, MESSAGES, SETTINGS
+from simulator.tasks import pools
 
 Params = dict[str, Any]
 State = Mapping[str, Any]
@@ -167,27 +168,10 @@ def twelve_hour(hhmm: str) -> str:
 
 
 # ---------------------------------------------------------------------------------------------
-# Parameter pools (with names and texts in many scripts) and samplers over them
+# Fixed contacts, scenery times and the samplers of the parameters every app uses
 
-PEOPLE = (
-    ("Zoë", "Ñúñez", "+34 655 010 203"),
-    ("李", "雷", "+86 138 0013 8000"),
-    ("سارة", "أحمد", "+971 50 123 4567"),
-    ("Léa", "Dubois", "+33 6 12 34 56 78"),
-    ("Ngozi", "Okonkwo", "+234 803 555 0199"),
-    ("Иван", "Петров", "+7 912 345 67 89"),
-)
-TEXTS = (
-    "See you at 7 🙂",
-    "¿Llegas a tiempo?",
-    "明天见",
-    "شكرا جزيلا",
-    "Running 10 min late",
-    "Ça marche, à demain !",
-)
-ALARM_TIMES = ("06:15", "06:45", "07:30", "08:05", "13:20", "21:40", "05:50", "22:10")
-LABELS = ("Gym", "Medicine", "Café ☕", "Pick up Mia", "Standup")
-EVENTS = ("Dentist", "Team sync", "Yoga", "Call with Zoë", "Lunch with Léa")
+# Times the clock tasks' other alarms ring at, which a sampled time must not take.
+SCENERY_TIMES = ("04:00", "23:55")
 EXTRA_CONTACTS = [
     {"name": name, "phone": phone}
     for name, phone in (
@@ -224,17 +208,21 @@ APP_PACKAGES = {
 
 
 def person(rng: random.Random) -> Params:
-    first, last, phone = rng.choice(PEOPLE)
-    return {"first": first, "last": last, "name": f"{first} {last}", "phone": phone}
+    return pools.person(rng)
 
 
 def alarm_time(rng: random.Random) -> Params:
-    hhmm = rng.choice(ALARM_TIMES)
+    hhmm = pools.clock_time(rng, avoid=SCENERY_TIMES)
     return {"hhmm": hhmm, "time": twelve_hour(hhmm)}
 
 
 def pick(pool: tuple[str, ...], name: str) -> Sampler:
     return lambda rng: {name: rng.choice(pool)}
+
+
+def generated(make: Callable[[random.Random], str], name: str) -> Sampler:
+    """A sampler of one parameter, `name`, made by `make`."""
+    return lambda rng: {name: make(rng)}
 
 
 def combine(*samplers: Sampler) -> Sampler:

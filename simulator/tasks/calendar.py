@@ -5,18 +5,18 @@ from __future__ import annotations
 import random
 
 from simulator.state import CALENDAR
+from simulator.tasks import pools
 from simulator.tasks.app_steps import same_titles
 from simulator.tasks.base import (
-    EVENTS,
     Params,
     Task,
     add_event_steps,
     alarm_time,
     combine,
     done,
+    generated,
     normalize_text,
     open_calendar,
-    pick,
     same_digits,
     same_text,
     same_time,
@@ -29,17 +29,18 @@ DAYS = {
     "2024-10-17": "Thursday, October 17",
     "2024-10-18": "Friday, October 18",
 }
-EVENT_TIMES = ("08:30", "10:00", "12:15", "14:45", "17:30")
+TITLE = generated(pools.event_title, "title")
 
 
 def week_of_events(rng: random.Random) -> Params:
     """Two or three events on the asked day, and one on each of the others."""
     day = rng.choice(list(DAYS))
-    titles = rng.sample(EVENTS, len(EVENTS))
     count = rng.randrange(2, 4)
+    titles = pools.distinct(rng, pools.event_title, count + len(DAYS) - 1)
+    times = sorted(pools.distinct_times(rng, count, avoid=("09:00",)))
     on_day = [
         {"title": title, "date": day, "time": hhmm}
-        for title, hhmm in zip(titles[:count], sorted(rng.sample(EVENT_TIMES, count)), strict=True)
+        for title, hhmm in zip(titles[:count], times, strict=True)
     ]
     others = [
         {"title": title, "date": other, "time": "09:00"}
@@ -54,8 +55,9 @@ def titles_on(p: Params) -> list[str]:
 
 def next_event(rng: random.Random) -> Params:
     """Today's events: one already over (it is 9:41), the next one, and a later one."""
-    past, upcoming, later = rng.sample(EVENTS, 3)
-    start = rng.choice(("10:00", "10:30", "11:15", "13:00"))
+    past, upcoming, later = pools.distinct(rng, pools.event_title, 3)
+    minute = rng.randrange(9 * 60 + 45, 17 * 60 + 30)  # after it is 9:41, before the later one
+    start = f"{minute // 60:02d}:{minute % 60:02d}"
     return {
         "title": upcoming,
         "events": [
@@ -71,7 +73,7 @@ def maybe_events_on_day(rng: random.Random) -> Params:
     busy = rng.random() < 0.5
     events = [
         {"title": title, "date": date, "time": "11:00"}
-        for title, date in zip(EVENTS, DAYS, strict=False)
+        for title, date in zip(pools.distinct(rng, pools.event_title, len(DAYS)), DAYS, strict=True)
         if date != day or busy
     ]
     return {"date": day, "day": DAYS[day], "busy": busy, "events": events}
@@ -94,7 +96,7 @@ TASKS: list[Task] = [
             'Add "{title}" to my calendar for {time} today.',
             'Put an event called "{title}" in today\'s schedule at {time}.',
         ),
-        sample=combine(pick(EVENTS, "title"), alarm_time),
+        sample=combine(TITLE, alarm_time),
         plan=lambda p: [*open_calendar(), *add_event_steps(p["title"], p["hhmm"]), done()],
         check=lambda s, p, a: any(
             normalize_text(e["title"]) == normalize_text(p["title"])
@@ -113,7 +115,7 @@ TASKS: list[Task] = [
             'Remove "{title}" from the calendar.',
             'Cancel my "{title}" event and delete it from the calendar.',
         ),
-        sample=pick(EVENTS, "title"),
+        sample=TITLE,
         setup=lambda p: {
             "events": [
                 {"title": p["title"], "date": "2024-10-15", "time": "15:00"},
@@ -139,7 +141,7 @@ TASKS: list[Task] = [
             'When on Thursday is "{title}"?',
             'What is the start time of Thursday\'s "{title}" event?',
         ),
-        sample=combine(pick(EVENTS, "title"), alarm_time),
+        sample=combine(TITLE, alarm_time),
         setup=lambda p: {
             "events": [
                 {"title": p["title"], "date": "2024-10-17", "time": p["hhmm"]},

@@ -5,17 +5,17 @@ from __future__ import annotations
 import random
 
 from simulator.state import CLOCK
+from simulator.tasks import pools
 from simulator.tasks.base import (
-    ALARM_TIMES,
-    LABELS,
+    SCENERY_TIMES,
     Params,
     Task,
     alarm_matches,
     alarm_time,
     combine,
     done,
+    generated,
     open_app,
-    pick,
     same_digits,
     same_text,
     same_time,
@@ -29,13 +29,13 @@ from simulator.tasks.base import (
 
 def two_alarm_times(rng: random.Random) -> Params:
     """An alarm's time and another one to move it to."""
-    old, new = rng.sample(ALARM_TIMES, 2)
+    old, new = pools.distinct_times(rng, 2, avoid=SCENERY_TIMES)
     return {"hhmm": old, "time": twelve_hour(old), "new_hhmm": new, "new_time": twelve_hour(new)}
 
 
 def some_alarms(rng: random.Random) -> Params:
     """Three or four alarms at different times, at least one of them on."""
-    times = sorted(rng.sample(ALARM_TIMES, rng.randrange(3, 5)))
+    times = sorted(pools.distinct_times(rng, rng.randrange(3, 5)))
     enabled = [rng.random() < 0.5 for _ in times]
     enabled[rng.randrange(len(times))] = True
     return {
@@ -48,8 +48,8 @@ def some_alarms(rng: random.Random) -> Params:
 
 def labelled_alarms(rng: random.Random) -> Params:
     """Two labelled alarms; the question is about the first."""
-    first, second = rng.sample(ALARM_TIMES, 2)
-    label, other = rng.sample(LABELS, 2)
+    first, second = pools.distinct_times(rng, 2)
+    label, other = pools.distinct(rng, pools.alarm_label, 2)
     return {"hhmm": first, "time": twelve_hour(first), "label": label, "other": (second, other)}
 
 
@@ -77,7 +77,7 @@ TASKS: list[Task] = [
             'Add a {time} alarm labelled "{label}".',
             'I need an alarm called "{label}" at {time}.',
         ),
-        sample=combine(alarm_time, pick(LABELS, "label")),
+        sample=combine(alarm_time, generated(pools.alarm_label, "label")),
         plan=lambda p: [
             open_app("Clock"),
             *set_alarm_steps(p["hhmm"]),
@@ -176,7 +176,7 @@ TASKS: list[Task] = [
             'When does the alarm labelled "{label}" go off?',
             'Tell me the time of the "{label}" alarm.',
         ),
-        sample=combine(alarm_time, pick(LABELS, "label")),
+        sample=combine(alarm_time, generated(pools.alarm_label, "label")),
         setup=lambda p: {"alarms": [{"time": p["hhmm"], "enabled": True, "label": p["label"]}]},
         plan=lambda p: [open_app("Clock"), done(answer=p["time"])],
         check=lambda s, p, a: same_time(a, p["hhmm"]),
@@ -221,7 +221,7 @@ TASKS: list[Task] = [
             'Give the {time} alarm the label "{label}".',
             'Name the alarm at {time} "{label}".',
         ),
-        sample=combine(alarm_time, pick(LABELS, "label")),
+        sample=combine(alarm_time, generated(pools.alarm_label, "label")),
         setup=lambda p: {"alarms": [{"time": p["hhmm"], "enabled": True, "label": ""}]},
         plan=lambda p: [
             open_app("Clock"),

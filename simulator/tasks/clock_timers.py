@@ -21,7 +21,8 @@ def _timer(rng: random.Random) -> Params:
 
 
 def _short_timer(rng: random.Random) -> Params:
-    minutes, seconds = rng.randrange(1, 60), rng.randrange(5, 60)
+    # the keypad takes up to 99 minutes before the seconds
+    minutes, seconds = rng.randrange(1, 100), rng.randrange(5, 60)
     return {"minutes": minutes, "seconds": seconds, "digits": f"{minutes:02d}{seconds:02d}"}
 
 
@@ -48,7 +49,7 @@ def _seconds_said(answer: str | None) -> int | None:
 
 
 def _paused_at(rng: random.Random) -> Params:
-    elapsed = rng.randrange(15, 3000)
+    elapsed = rng.randrange(15, 2 * 3600)
     return {"elapsed": elapsed, "shown": stopwatch_text(elapsed)}
 
 

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import random
+
 from simulator.state import CONTACTS
+from simulator.tasks import pools
 from simulator.tasks.base import (
     DEFAULT_CONTACTS,
     EXTRA_CONTACTS,
+    Params,
     Task,
     add_contact_steps,
     done,
@@ -21,7 +25,26 @@ from simulator.tasks.base import (
 )
 
 ALL_CONTACTS = [*DEFAULT_CONTACTS, *EXTRA_CONTACTS]
-NEW_LAST_NAMES = ("Moreau", "Silva", "Tanaka", "Kowalski")
+# The last of the long list in alphabetical order: a person sorted after it is below the fold.
+BELOW_THE_FOLD_AFTER = "Kofi Mensah"
+
+
+def among_many(p: Params) -> dict[str, object]:
+    """The long contact list with the sampled person in it."""
+    return {"contacts": [*ALL_CONTACTS, {"name": p["name"], "phone": p["phone"]}]}
+
+
+def person_below_the_fold(rng: random.Random) -> Params:
+    while True:
+        sampled = person(rng)
+        if sampled["name"].casefold() > BELOW_THE_FOLD_AFTER.casefold():
+            return sampled
+
+
+def person_with_new_surname(rng: random.Random) -> Params:
+    sampled = person(rng)
+    return {**sampled, "new_last": pools.other_last_name(rng, sampled["first"], sampled["last"])}
+
 
 TASKS: list[Task] = [
     Task(
@@ -51,7 +74,7 @@ TASKS: list[Task] = [
             "{name} has a new number, {new_phone}: update the contact.",
             "Edit the contact {name} so that the phone number is {new_phone}.",
         ),
-        sample=lambda rng: {**person(rng), "new_phone": f"+1 555-01{rng.randrange(10, 99)}"},
+        sample=lambda rng: {**person(rng), "new_phone": pools.phone_number(rng)},
         setup=with_person,
         plan=lambda p: [
             open_app("Contacts"),
@@ -76,14 +99,8 @@ TASKS: list[Task] = [
             "What is {name}'s phone number?",
             "Find the number saved for {name}.",
         ),
-        sample=lambda rng: dict(
-            zip(
-                ("name", "phone"),
-                rng.choice([(c["name"], c["phone"]) for c in EXTRA_CONTACTS[8:]]),
-                strict=True,
-            )
-        ),
-        setup=lambda p: {"contacts": ALL_CONTACTS},
+        sample=person,
+        setup=among_many,
         plan=lambda p: [
             open_app("Contacts"),
             tap("Search contacts"),
@@ -103,8 +120,8 @@ TASKS: list[Task] = [
             "Show me {name}'s contact details.",
             "Go to {name} in Contacts.",
         ),
-        sample=lambda rng: {"name": rng.choice(("Zack Young", "Kofi Mensah", "Jonas Berg"))},
-        setup=lambda p: {"contacts": ALL_CONTACTS},
+        sample=person_below_the_fold,
+        setup=among_many,
         plan=lambda p: [open_app("Contacts"), swipe("up"), swipe("up"), tap(p["name"]), done()],
         check=lambda s, p, a: s["foreground"] == CONTACTS,
         max_steps=10,
@@ -118,7 +135,7 @@ TASKS: list[Task] = [
             "{name} has a new surname, {new_last}: update the contact.",
             "Edit the contact {name} so that the last name reads {new_last}.",
         ),
-        sample=lambda rng: {**person(rng), "new_last": rng.choice(NEW_LAST_NAMES)},
+        sample=person_with_new_surname,
         setup=with_person,
         plan=lambda p: [
             open_app("Contacts"),
@@ -143,14 +160,8 @@ TASKS: list[Task] = [
             "Which of my contacts has the number {phone}?",
             "Find out who {phone} belongs to in my contacts.",
         ),
-        sample=lambda rng: dict(
-            zip(
-                ("name", "phone"),
-                rng.choice([(c["name"], c["phone"]) for c in EXTRA_CONTACTS]),
-                strict=True,
-            )
-        ),
-        setup=lambda p: {"contacts": ALL_CONTACTS},
+        sample=person,
+        setup=among_many,
         plan=lambda p: [
             open_app("Contacts"),
             tap("Search contacts"),

@@ -3,21 +3,22 @@
 from __future__ import annotations
 
 import random
+from typing import Any
 
 from simulator.state import MESSAGES
+from simulator.tasks import pools
 from simulator.tasks.base import (
     DEFAULT_CONTACTS,
-    TEXTS,
     Params,
     State,
     Task,
     combine,
     done,
+    generated,
     key,
     normalize_text,
     open_messages,
     person,
-    pick,
     same_digits,
     same_text,
     send_text_steps,
@@ -27,29 +28,38 @@ from simulator.tasks.base import (
     with_person,
 )
 
-ADDRESSES = (
-    "123 Main St, Girdwood, AK 99587",
-    "Calle de Alcalá 42, 28014 Madrid",
-    "6 Elm St, Birmingham, AL 35217",
-    "Rue de Rivoli 99, 75001 Paris",
-)
+TEXT = generated(pools.message_text, "text")
 CONTACT_NAMES = tuple(contact["name"] for contact in DEFAULT_CONTACTS)
 
 
 def latest_text(rng: random.Random) -> Params:
     """Three received texts; the last to arrive is the one to answer."""
     senders = rng.sample(CONTACT_NAMES, 3)
-    texts = rng.sample(("Are you coming?", "Call me back", "Got the tickets 🎟️", "Où es-tu ?"), 3)
+    *texts, reply = pools.distinct(rng, pools.message_text, 4)
     return {
         "inbox": [{"from": s, "text": t} for s, t in zip(senders, texts, strict=True)],
         "latest": senders[-1],
-        "text": rng.choice(TEXTS),
+        "text": reply,
     }
 
 
 def forwarded_address(rng: random.Random) -> Params:
-    sender, recipient = rng.sample(CONTACT_NAMES, 2)
-    return {"sender": sender, "recipient": recipient, "address": rng.choice(ADDRESSES)}
+    """Two new contacts: one sent an address, the other is to get it."""
+    sender = pools.person(rng)
+    recipient = pools.person(rng, taken=[sender["name"]])
+    return {
+        "sender": sender["name"],
+        "recipient": recipient["name"],
+        "address": pools.street_address(rng),
+        "contacts": [
+            *DEFAULT_CONTACTS,
+            *({"name": p["name"], "phone": p["phone"]} for p in (sender, recipient)),
+        ],
+    }
+
+
+def contact_with_sent_text(p: Params) -> dict[str, Any]:
+    return {**with_person(p), "messages": [{"to": p["name"], "text": p["text"]}]}
 
 
 def sent_containing(state: State, to: str, part: str) -> bool:
@@ -70,7 +80,7 @@ TASKS: list[Task] = [
             'Text {name}: "{text}"',
             'Write an SMS to {name} with the message "{text}".',
         ),
-        sample=combine(person, pick(TEXTS, "text")),
+        sample=combine(person, TEXT),
         setup=with_person,
         plan=lambda p: [*open_messages(), *send_text_steps(p["name"], p["text"]), done()],
         check=lambda s, p, a: sent(s, p["name"], p["text"]),
@@ -85,7 +95,7 @@ TASKS: list[Task] = [
             'Answer Bob Chen\'s text with "{text}".',
             'Respond to Bob Chen in Messages: "{text}"',
         ),
-        sample=pick(TEXTS, "text"),
+        sample=TEXT,
         plan=lambda p: [
             *open_messages(),
             tap("Bob Chen"),
@@ -105,7 +115,7 @@ TASKS: list[Task] = [
             'Send "{text}" to the number {number}.',
             'Write an SMS to {number} saying "{text}".',
         ),
-        sample=combine(pick(("+1 650-555-0188", "+44 7700 900777"), "number"), pick(TEXTS, "text")),
+        sample=combine(generated(pools.phone_number, "number"), TEXT),
         plan=lambda p: [
             *open_messages(),
             tap("Start chat"),
@@ -129,7 +139,7 @@ TASKS: list[Task] = [
             "Read me Alice Martin's text message.",
             "What does the message from Alice Martin say?",
         ),
-        sample=pick(("Lunch at 12:30?", "Bring the charger please", "Feliz cumpleaños 🎉"), "text"),
+        sample=TEXT,
         setup=lambda p: {
             "inbox": [
                 {"from": "Alice Martin", "text": p["text"]},
@@ -170,8 +180,8 @@ TASKS: list[Task] = [
             "Send {name} the same text I sent them last, once more.",
             "My last text to {name} may not have arrived: send it again.",
         ),
-        sample=combine(pick(CONTACT_NAMES, "name"), pick(TEXTS, "text")),
-        setup=lambda p: {"messages": [{"to": p["name"], "text": p["text"]}]},
+        sample=combine(person, TEXT),
+        setup=contact_with_sent_text,
         plan=lambda p: [
             *open_messages(),
             tap(p["name"]),
@@ -196,7 +206,8 @@ TASKS: list[Task] = [
         ),
         sample=forwarded_address,
         setup=lambda p: {
-            "inbox": [{"from": p["sender"], "text": f"The party is at {p['address']}"}]
+            "contacts": p["contacts"],
+            "inbox": [{"from": p["sender"], "text": f"The party is at {p['address']}"}],
         },
         plan=lambda p: [
             *open_messages(),

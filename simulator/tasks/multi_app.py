@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from simulator.state import CALENDAR, CONTACTS, MESSAGES, SETTINGS
+from simulator.tasks import pools
 from simulator.tasks.base import (
-    EVENTS,
-    TEXTS,
     Task,
     add_contact_steps,
     add_event_steps,
@@ -14,12 +13,12 @@ from simulator.tasks.base import (
     allow_notifications,
     combine,
     done,
+    generated,
     has_contact,
     open_app,
     open_calendar,
     open_messages,
     person,
-    pick,
     same_digits,
     same_time,
     send_text_steps,
@@ -41,7 +40,7 @@ TASKS: list[Task] = [
             'Save {name} with the number {phone} as a contact and send them "{text}".',
             'Create a contact {name}, {phone}, and message them: "{text}"',
         ),
-        sample=combine(person, pick(TEXTS, "text")),
+        sample=combine(person, generated(pools.message_text, "text")),
         plan=lambda p: [
             open_app("Contacts"),
             *add_contact_steps(p["first"], p["last"], p["phone"]),
@@ -181,7 +180,7 @@ TASKS: list[Task] = [
             'Tell Alice Martin by SMS when "{title}" begins today.',
             'Look up today\'s "{title}" in my calendar and send Alice Martin its start time.',
         ),
-        sample=combine(pick(EVENTS, "title"), alarm_time),
+        sample=combine(generated(pools.event_title, "title"), alarm_time),
         setup=lambda p: {
             "events": [
                 {"title": p["title"], "date": "2024-10-15", "time": p["hhmm"]},

@@ -1,0 +1,298 @@
+"""Seeded generators for the values goals ask for: people and their numbers, times, labels,
+message texts, event titles, places.
+
+Every value is composed from word lists and random numbers, so that the values of one seed
+are rarely those of another: a policy can only get them right by copying them from the goal
+or the screen, never by recalling them from training episodes. Names and texts come in many
+scripts (Latin with diacritics, Chinese, Japanese, Korean, Arabic, Cyrillic, Greek,
+Devanagari) and some carry emoji, to keep unicode handling under test.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Collection
+from dataclasses import dataclass
+
+
+def words(text: str) -> tuple[str, ...]:
+    """A word list written as comma-separated text."""
+    return tuple(word.strip() for word in text.split(",") if word.strip())
+
+
+# ---------------------------------------------------------------------------------------------
+# People: first and last names of one script, and a number in the format of a matching country
+
+
+@dataclass(frozen=True)
+class NameCulture:
+    firsts: tuple[str, ...]
+    lasts: tuple[str, ...]
+    phone_formats: tuple[str, ...]  # "#" is a random digit
+    weight: int
+
+
+_LATIN_FIRSTS = words(
+    "Zoë, Iñaki, Begoña, Andrés, Lucía, Sofía, Tomás, Álvaro, Inés, Joaquín, "
+    "Rocío, Mónica, Léa, Chloé, Hélène, Noémie, Gaëlle, Jérôme, François, "
+    "Benoît, Loïc, Anaïs, Jürgen, Björn, Sören, Käthe, Åsa, Øystein, Ingrid, "
+    "Matthias, Ngozi, Chidi, Adaeze, Emeka, Funmilayo, Oluwaseun, Tunde, Ifeoma, "
+    "Łukasz, Małgorzata, Paweł, Agnieszka, Jiří, Tomáš, Çağla, Gökhan, Şule, "
+    "Öykü, İbrahim, Ümit, Thảo, Đức, Hương, Quỳnh, Giulia, Niccolò, Aurélie, "
+    "João, Conceição, Siobhán, Seán, Aoife, Mia, Priya, Kwame, Ana"
+)
+_LATIN_LASTS = words(
+    "Ñúñez, Muñoz, Peña, Ibáñez, Sánchez, Castaño, Díaz, Velázquez, Dubois, "
+    "Lefèvre, Moreau, Girard, Bérenger, Lemaître, Fontaine, Müller, Schröder, "
+    "Weiß, Bäcker, Åström, Sørensen, Lindqvist, Okonkwo, Adeyemi, Balogun, "
+    "Nwosu, Adebayo, Wójcik, Kowalczyk, Zieliński, Dvořák, Yılmaz, Öztürk, "
+    "Çelik, Şahin, Nguyễn, Trần, Phạm, Đặng, Esposito, Ricci, Gonçalves, Araújo, "
+    "Ó Briain, Mac Giolla, Haddad, Mensah, Asante, Rossi, Janssen"
+)
+_LATIN_PHONES = (
+    "+34 6## ### ###",
+    "+33 6 ## ## ## ##",
+    "+49 15# #### ####",
+    "+46 7# ### ## ##",
+    "+234 80# ### ####",
+    "+48 5## ### ###",
+    "+420 6## ### ###",
+    "+90 5## ### ## ##",
+    "+84 9# ### ## ##",
+    "+39 3## ### ####",
+    "+351 9## ### ###",
+    "+353 8# ### ####",
+    "+1 ###-555-01##",
+    "+233 2# ### ####",
+)
+
+CULTURES = (
+    NameCulture(_LATIN_FIRSTS, _LATIN_LASTS, _LATIN_PHONES, weight=10),
+    NameCulture(
+        words("雷, 伟, 芳, 娜, 敏, 静, 磊, 洋, 艳, 勇, 杰, 涛, 明, 秀英, 志强"),
+        words("李, 王, 张, 刘, 陈, 杨, 赵, 黄, 周, 吴, 徐, 孙, 马, 朱, 胡"),
+        ("+86 13# #### ####", "+86 18# #### ####", "+886 9## ### ###"),
+        weight=2,
+    ),
+    NameCulture(
+        words("さくら, ゆい, はると, 陽向, 美咲, 翔太, 蓮, 結衣, 大翔, 葵"),
+        words("佐藤, 鈴木, 高橋, 田中, 伊藤, 渡辺, 山本, 中村, 小林, 加藤"),
+        ("+81 90 #### ####", "+81 80 #### ####"),
+        weight=1,
+    ),
+    NameCulture(
+        words("민준, 서연, 지호, 하은, 도윤, 수아, 예준, 지우, 시우, 하린"),
+        words("김, 이, 박, 최, 정, 강, 조, 윤, 장, 임"),
+        ("+82 10 #### ####",),
+        weight=1,
+    ),
+    NameCulture(
+        words("سارة, محمد, فاطمة, علي, ليلى, يوسف, مريم, عمر, نور, خالد, هدى"),
+        words("أحمد, حداد, منصور, خليل, سعيد, ناصر, الحسن, عباس, جابر, القاسم"),
+        ("+971 5# ### ####", "+966 5# ### ####", "+20 10 #### ####", "+212 6## ### ###"),
+        weight=2,
+    ),
+    NameCulture(
+        words("Иван, Ольга, Дмитрий, Наталья, Сергей, Анна, Алексей, Юлия, Павел"),
+        words("Петров, Смирнов, Кузнецов, Попов, Соколов, Лебедев, Новиков, Морозов"),
+        ("+7 9## ### ## ##", "+380 6# ### ## ##"),
+        weight=2,
+    ),
+    NameCulture(
+        words("Νίκος, Ελένη, Γιώργος, Μαρία, Δημήτρης, Σοφία, Κώστας, Αθηνά, Άννα"),
+        words("Παπαδόπουλος, Οικονόμου, Γεωργίου, Νικολάου, Αντωνίου, Ιωάννου, Μαυρίδης"),
+        ("+30 69# ### ####",),
+        weight=1,
+    ),
+    NameCulture(
+        words("आरव, प्रिया, अनन्या, विवान, दिया, रोहन, ईशा, कबीर, मीरा"),
+        words("शर्मा, वर्मा, गुप्ता, सिंह, पटेल, जोशी, मेहता, राव"),
+        ("+91 9#### #####", "+91 8#### #####"),
+        weight=1,
+    ),
+)
+# Names the apps start with, which a sampled person must not take.
+RESERVED_NAMES = frozenset(
+    {
+        "Alice Martin", "Bob Chen", "Carmen López", "David Okafor", "Aaron Blake",
+        "Beatriz Souza", "Chen Jing", "Dmitri Volkov", "Emma Schmidt", "Fatima Zahra",
+        "George Miller", "Hana Kobayashi", "Ines García", "Jonas Berg", "Kofi Mensah",
+        "Zack Young",
+    }
+)  # fmt: skip
+
+
+def digits_for(pattern: str, rng: random.Random) -> str:
+    return "".join(str(rng.randrange(10)) if char == "#" else char for char in pattern)
+
+
+def culture(rng: random.Random) -> NameCulture:
+    return rng.choices(CULTURES, weights=[c.weight for c in CULTURES])[0]
+
+
+def phone_number(rng: random.Random) -> str:
+    """A number in the format of some country, its subscriber digits random."""
+    return digits_for(rng.choice(culture(rng).phone_formats), rng)
+
+
+def person(rng: random.Random, taken: Collection[str] = ()) -> dict[str, str]:
+    """A first and last name of one script and a number of a country that writes it; never
+    one of the contacts the apps start with nor a name in `taken`."""
+    while True:
+        kind = culture(rng)
+        first, last = rng.choice(kind.firsts), rng.choice(kind.lasts)
+        name = f"{first} {last}"
+        if name not in RESERVED_NAMES and name not in taken and first != last:
+            phone = digits_for(rng.choice(kind.phone_formats), rng)
+            return {"first": first, "last": last, "name": name, "phone": phone}
+
+
+def other_last_name(rng: random.Random, first: str, last: str) -> str:
+    """A new surname in the same script as the person's."""
+    kind = next(c for c in CULTURES if first in c.firsts and last in c.lasts)
+    return rng.choice([name for name in kind.lasts if name not in (first, last)])
+
+
+def first_name(rng: random.Random) -> str:
+    return rng.choice(culture(rng).firsts)
+
+
+# ---------------------------------------------------------------------------------------------
+# Times of day
+
+
+def clock_time(rng: random.Random, avoid: Collection[str] = ()) -> str:
+    """Any minute of the day as "HH:MM", other than those in `avoid`."""
+    while True:
+        minute = rng.randrange(24 * 60)
+        hhmm = f"{minute // 60:02d}:{minute % 60:02d}"
+        if hhmm not in avoid:
+            return hhmm
+
+
+def distinct_times(rng: random.Random, count: int, avoid: Collection[str] = ()) -> list[str]:
+    times: list[str] = []
+    while len(times) < count:
+        times.append(clock_time(rng, [*avoid, *times]))
+    return times
+
+
+# ---------------------------------------------------------------------------------------------
+# Short texts composed from parts
+
+_ACTIVITIES = words(
+    "Gym, Yoga, Medicine, Standup, Laundry, Piano practice, Feed the cat, Train, "
+    "Bus, Water the plants, Vitamins, Siesta, Méditation, Café, Deutschkurs, "
+    "Schwimmen, Run, Stretch, Bake bread, Take out the bins, School run, Nap, "
+    "Pills, Study, Podcast, Dog walk, Meal prep, Tee, 早起き, 跑步, Тренировка, "
+    "رياضة, Κολύμβηση, योग, 운동, Prière"
+)
+_EMOJI = words("☕, 💊, 🏃, 🎹, 🐱, 🌱, ⏰, 🙂, 🎉, 📚, 🚌, 🧘")
+
+
+def _with_person(rng: random.Random, phrases: tuple[str, ...]) -> str:
+    return rng.choice(phrases).format(first=first_name(rng))
+
+
+def alarm_label(rng: random.Random) -> str:
+    """ "Gym", "Piano practice 🎹", "Pick up Léa", "Call 美咲"."""
+    shape = rng.randrange(4)
+    if shape == 0:
+        return rng.choice(_ACTIVITIES)
+    if shape == 1:
+        return f"{rng.choice(_ACTIVITIES)} {rng.choice(_EMOJI)}"
+    if shape == 2:
+        return _with_person(rng, ("Pick up {first}", "Call {first}", "Wake {first}"))
+    return f"{rng.choice(_ACTIVITIES)} {rng.randrange(1, 10)}"
+
+
+def distinct(rng: random.Random, make: Callable[[random.Random], str], count: int) -> list[str]:
+    """`count` different values of `make`, compared without case."""
+    values: list[str] = []
+    while len(values) < count:
+        value = make(rng)
+        if value.casefold() not in {v.casefold() for v in values}:
+            values.append(value)
+    return values
+
+
+_PLACES = words(
+    "the station, the café, the park, the office, the gym, the library, home, "
+    "the bakery, the bridge, the market, the cinema, the museum, the beach"
+)
+_THINGS = words(
+    "charger, keys, umbrella, tickets, cake, laptop, passport, book, wine, "
+    "snacks, camera, jacket, map, guitar, receipts"
+)
+_DAYS_FR = words("lundi, mardi, mercredi, jeudi, vendredi, samedi, demain")
+_PLACES_ES = words("la estación, casa, el parque, la oficina, el mercado, la playa")
+_PLACES_ZH = words("公园, 车站, 咖啡馆, 图书馆, 学校, 超市")
+_PLACES_RU = ("парке", "кафе", "метро", "офисе", "библиотеке")
+_PLACES_AR = ("المقهى", "المحطة", "الحديقة", "المكتب", "السوق")
+
+
+def message_text(rng: random.Random) -> str:
+    """A short text message in one of several languages, with numbers, places and emoji."""
+    minutes, hour = rng.randrange(2, 60), rng.randrange(1, 13)
+    first = first_name(rng)
+    shapes = (
+        lambda: f"Running {minutes} min late {rng.choice(_EMOJI)}",
+        lambda: f"See you at {rng.choice(_PLACES)} at {hour}:{rng.randrange(0, 60, 5):02d}",
+        lambda: f"Can you bring the {rng.choice(_THINGS)}?",
+        lambda: f"Don't forget the {rng.choice(_THINGS)} for {first}",
+        lambda: f"Happy birthday {first}! {rng.choice(('🎉', '🎂', '🥳'))}",
+        lambda: f"¿Llegas a {rng.choice(_PLACES_ES)} a las {hour}?",
+        lambda: f"Ça marche, à {rng.choice(_DAYS_FR)} {hour}h !",
+        lambda: f"明天{hour}点在{rng.choice(_PLACES_ZH)}见",
+        lambda: f"Буду в {rng.choice(_PLACES_RU)} через {minutes} минут",
+        lambda: f"نلتقي في {rng.choice(_PLACES_AR)} الساعة {hour}",
+        lambda: f"Table for {rng.randrange(2, 9)} booked at {hour} pm 🍽️",
+        lambda: f"Bus {rng.randrange(1, 300)} is delayed, I'm {minutes} min away",
+    )
+    return rng.choice(shapes)()
+
+
+_STREETS = (
+    ("{n} Main St", "Girdwood, AK 99587"),
+    ("{n} Elm St", "Birmingham, AL 35217"),
+    ("Calle de Alcalá {n}", "28014 Madrid"),
+    ("Rue de Rivoli {n}", "75001 Paris"),
+    ("Via Roma {n}", "00184 Roma"),
+    ("Hauptstraße {n}", "10827 Berlin"),
+    ("Rua Augusta {n}", "1100-053 Lisboa"),
+    ("{n} Queen St W", "Toronto, ON M5H 2M9"),
+    ("Ulica Długa {n}", "80-831 Gdańsk"),
+    ("{n} Harbour Rd", "Wan Chai, Hong Kong"),
+    ("Storgatan {n}", "114 55 Stockholm"),
+)
+
+
+def street_address(rng: random.Random) -> str:
+    street, city = rng.choice(_STREETS)
+    return f"{street.format(n=rng.randrange(1, 400))}, {city}"
+
+
+_EVENT_KINDS = words(
+    "Dentist, Team sync, Yoga, Haircut, Piano lesson, Sprint review, Book club, "
+    "Parent meeting, Vet appointment, Tennis, Budget review, Car service, "
+    "Design critique, Physio, Interview, Cours de français, Clase de salsa, "
+    "Zahnarzt, 茶会, Встреча, اجتماع, Rehearsal, Workshop, 1:1"
+)
+_EVENT_WITH = (
+    "Lunch with {first}",
+    "Call with {first}",
+    "Coffee with {first}",
+    "Dinner with {first}",
+)
+
+
+def event_title(rng: random.Random) -> str:
+    """ "Dentist", "Lunch with Léa", "Sprint review 14", "Yoga 🧘"."""
+    shape = rng.randrange(4)
+    if shape == 0:
+        return _with_person(rng, _EVENT_WITH)
+    if shape == 1:
+        return f"{rng.choice(_EVENT_KINDS)} {rng.randrange(2, 50)}"
+    if shape == 2:
+        return f"{rng.choice(_EVENT_KINDS)} {rng.choice(_EMOJI)}"
+    return f"{rng.choice(_EVENT_KINDS)} with {first_name(rng)}"
