@@ -8,6 +8,7 @@ import re
 from collections.abc import Callable
 
 from simulator.state import EXPENSE
+from simulator.tasks import pools
 from simulator.tasks.app_steps import TODAY, hold, pick_date_steps, spoken_date
 from simulator.tasks.base import (
     Params,
@@ -34,22 +35,53 @@ EXPENSE_NAMES = {
     "Income": ("Salary", "Bonus", "Dividends"),
     "Others": ("Pet Supplies", "Stationery", "Subscriptions"),
 }
-NOTES = ("Paid by card", "Split with Sam", "Monthly", "Cash", "For the office", "Reimbursable")
+NAME_LENGTH = 20  # the longest name the app's name field takes
+_QUALIFIERS = pools.words(
+    "Lidl, Aldi, IKEA, Zara, Uber, Shell, Amazon, Apple, Decathlon, Fnac, El Corte Inglés, "
+    "Mercadona, Rewe, Tesco, Migros, Monoprix, Oct, Sept, Aug, wk 41, wk 40, trip, Lyon, "
+    "Porto, Kyoto, Oslo, Rome, kids, team, mom"
+)
+
+
+def _expense_name(rng: random.Random) -> tuple[str, str]:
+    """A name and its category: "Groceries Lidl", "Taxi Fare 3", "Café con leche"."""
+    category = rng.choice(sorted(EXPENSE_NAMES))
+    base = rng.choice(EXPENSE_NAMES[category])
+    shape = rng.randrange(3)
+    qualifier = rng.choice(_QUALIFIERS) if shape == 0 else str(rng.randrange(2, 100))
+    name = f"{base} {qualifier}" if shape < 2 else base
+    return (name if len(name) <= NAME_LENGTH else base), category
+
+
+def _note(rng: random.Random) -> str:
+    """A note that never says the expense is reimbursable: one task keys on that word."""
+    shapes = (
+        lambda: pools.pick_word(rng, "Paid by card, Monthly, Cash, For the office, Gift"),
+        lambda: f"Split with {pools.first_name(rng)}",
+        lambda: f"Receipt #{rng.randrange(100, 100000)}",
+        lambda: f"Invoice {rng.randrange(2020, 2025)}-{rng.randrange(1, 1000):03d}",
+        lambda: f"Paid by card ending {rng.randrange(10000):04d}",
+        lambda: f"Trip to {pools.pick_word(rng, 'Lyon, Porto, Kyoto, Oslo, Lima, Cairo')}",
+    )
+    return rng.choice(shapes)()
 
 
 def _expenses(rng: random.Random, count: int) -> list[dict[str, object]]:
     """`count` expenses with different names, dated this month up to today."""
-    pool = [(name, category) for category, names in EXPENSE_NAMES.items() for name in names]
-    chosen = rng.sample(pool, count)
+    chosen: dict[str, str] = {}
+    while len(chosen) < count:
+        name, category = _expense_name(rng)
+        if name.casefold() not in {n.casefold() for n in chosen}:
+            chosen[name] = category
     return [
         {
             "name": name,
-            "amount": rng.randrange(1000, 50000) / 100,
+            "amount": rng.randrange(100, 50000) / 100,
             "category": category,
             "date": TODAY.replace(day=rng.randrange(1, TODAY.day + 1)).isoformat(),
-            "note": rng.choice(NOTES),
+            "note": _note(rng),
         }
-        for name, category in chosen
+        for name, category in chosen.items()
     ]
 
 

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import random
+from functools import partial
 
 from simulator.state import FILES
+from simulator.tasks import pools
 from simulator.tasks.app_steps import hold
 from simulator.tasks.base import (
     Params,
@@ -19,29 +21,53 @@ from simulator.tasks.base import (
 )
 
 DEVICE = "Pixel 7"  # the storage root is named after the phone's model
-FOLDER_FILES = {
-    "Alarms": ("morning_alarm.mp3", "wake_up.mp3", "early_bird.mp3", "weekend_alarm.mp3"),
-    "Audiobooks": ("sci_fi_book.mp3", "history_lecture.mp3", "mystery_novel.mp3"),
-    "DCIM": ("holiday_photos.jpg", "birthday_party.jpg", "mountain_hike.jpg", "road_trip.jpg"),
-    "Documents": ("resume.pdf", "cover_letter.pdf", "annual_report.pdf", "project_plan.pdf"),
-    "Download": ("sample_pdf.pdf", "test_download.zip", "image_file.png", "ebook_reader.apk"),
-    "Movies": ("action_film.mp4", "documentary.mp4", "romantic_comedy.mp4"),
-    "Music": ("jazz_classics.mp3", "rock_anthems.mp3", "piano_pieces.mp3", "ça_ira.mp3"),
-    "Notifications": ("chime.mp3", "ding.mp3", "soft_bell.mp3"),
-    "Pictures": ("sunset_beach.jpg", "city_night.png", "family_portrait.jpg"),
-    "Podcasts": ("tech_talk.mp3", "science_hour.mp3", "daily_news.mp3"),
-    "Recordings": ("lecture_notes.m4a", "interview_draft.m4a", "voice_memo_0412.m4a"),
+# What each top folder of the storage holds: name stems and the file type.
+FOLDER_FILES: dict[str, tuple[str, str]] = {
+    "Alarms": ("morning_alarm, wake_up, early_bird, weekend_alarm, sunrise, rooster", "mp3"),
+    "Audiobooks": ("sci_fi_book, history_lecture, mystery_novel, biography, poetry", "mp3"),
+    "DCIM": ("IMG, holiday_photos, birthday_party, mountain_hike, road_trip, PXL", "jpg"),
+    "Documents": ("resume, cover_letter, annual_report, project_plan, lease, invoice", "pdf"),
+    "Download": ("sample_pdf, test_download, boarding_pass, manual, ticket, statement", "pdf"),
+    "Movies": ("action_film, documentary, romantic_comedy, home_video, concert", "mp4"),
+    "Music": ("jazz_classics, rock_anthems, piano_pieces, ça_ira, live_set, demo", "mp3"),
+    "Notifications": ("chime, ding, soft_bell, ping, knock, whistle", "mp3"),
+    "Pictures": ("sunset_beach, city_night, family_portrait, screenshot, wallpaper", "png"),
+    "Podcasts": ("tech_talk, science_hour, daily_news, history_pod, episode", "mp3"),
+    "Recordings": ("lecture_notes, interview_draft, voice_memo, meeting, idea", "m4a"),
 }
 # the folders the storage root shows without scrolling (Ringtones is below them)
 FOLDERS = tuple(FOLDER_FILES)
-NEW_FOLDERS = ("Taxes 2024", "Scans", "Trip photos", "Old projects", "Fotos de verano")
+_RENAME_SUFFIXES = pools.words("final, old, copy, backup, signed, draft, edited, shared, v2, v3")
+_NEW_FOLDERS = pools.words(
+    "Taxes, Scans, Trip photos, Old projects, Fotos de verano, Receipts, Contracts, Wallpapers, "
+    "Rechnungen, Voyage à Lyon, Kids art, Recipes, Warranty, Bank, Medical, Concerts, Memes, "
+    "Applications, 旅行, Фото, Archive, Slides, Lessons, Invoices"
+)
+
+
+def _file_name(rng: random.Random, folder: str) -> str:
+    """ "holiday_photos_0412.jpg", "resume_2023.pdf": a stem of the folder and a number."""
+    stems, extension = FOLDER_FILES[folder]
+    number = rng.randrange(2015, 2027) if rng.random() < 0.3 else f"{rng.randrange(1, 10000):04d}"
+    return f"{rng.choice(pools.words(stems))}_{number}.{extension}"
+
+
+def _folder_name(rng: random.Random) -> str:
+    """ "Scans 2023", "Trip photos", "Receipts March"."""
+    name = rng.choice(_NEW_FOLDERS)
+    shape = rng.randrange(3)
+    if shape == 0:
+        return f"{name} {rng.randrange(2010, 2031)}"
+    if shape == 1:
+        return f"{name} {pools.pick_word(rng, pools.MONTHS)}"
+    return f"{name} {rng.randrange(1, 100)}"
 
 
 def _storage(rng: random.Random) -> dict[str, str]:
     """Two to four files in every folder, none of them text."""
     files: dict[str, str] = {}
-    for folder, names in FOLDER_FILES.items():
-        for name in rng.sample(names, rng.randrange(2, len(names) + 1)):
+    for folder in FOLDERS:
+        for name in pools.distinct(rng, partial(_file_name, folder=folder), rng.randrange(2, 5)):
             files[f"{folder}/{name}"] = ""
     return files
 
@@ -71,7 +97,7 @@ def _move(rng: random.Random) -> Params:
 def _rename(rng: random.Random) -> Params:
     params = _in_folder(rng)
     stem, dot, extension = params["file_name"].rpartition(".")
-    params["new_name"] = f"{stem}_{rng.choice(('final', 'old', 'copy', '2024'))}{dot}{extension}"
+    params["new_name"] = f"{stem}_{rng.choice(_RENAME_SUFFIXES)}{dot}{extension}"
     return params
 
 
@@ -175,7 +201,7 @@ TASKS: list[Task] = [
             "Add a folder called {folder_name} to {subfolder}.",
         ),
         sample=lambda rng: {
-            "folder_name": rng.choice(NEW_FOLDERS),
+            "folder_name": _folder_name(rng),
             "subfolder": rng.choice(("Documents", "Download", "Pictures")),
         },
         plan=lambda p: [

@@ -7,6 +7,7 @@ from typing import Any
 
 from simulator.apps.markor import NOTEBOOK
 from simulator.state import MARKOR
+from simulator.tasks import pools
 from simulator.tasks.app_steps import hold, same_lines
 from simulator.tasks.base import (
     Params,
@@ -21,50 +22,28 @@ from simulator.tasks.base import (
     type_in,
 )
 
-NOTE_NAMES = (
-    "grocery_list_weekly.md",
-    "meeting_notes_project_team.md",
-    "personal_goals_2024.md",
-    "reading_list_2024.md",
-    "summer_vacation_plans.md",
-    "birthday_gift_ideas_mom.md",
-    "weekend_todo_list.md",
-    "garden_layout_plan.md",
-    "favorite_book_quotes.md",
-    "python_learning_goals.md",
-    "recettes_d_été.md",
-    "trip_reflections.txt",
-)
-SENTENCES = (
-    "Pick up the dry cleaning before noon.",
-    "The quarterly report is due on Friday.",
-    "Water the tomatoes every other day.",
-    "Call the plumber about the kitchen sink.",
-    "Bring sunscreen and a hat to the beach.",
-    "Ask Léa for the café's opening hours.",
-    "Книга на полке у окна.",
-    "周末去公园散步。",
-    "Try the new bakery on Elm Street.",
-    "Back up the laptop on Sunday evening.",
-)
-FOLDERS = ("BookNotes", "DailyNotes", "MeetingMinutes", "RecipeCollections", "TravelItineraries")
+# The note that waits in the folder another note is moved to.
+SCENERY_NOTE = "ideas.md"
 
 
 def note(name: str) -> str:
     return f"{NOTEBOOK}/{name}"
 
 
-def _other_notes(rng: random.Random, *taken: str) -> dict[str, str]:
-    names = rng.sample([n for n in NOTE_NAMES if n not in taken], 3)
-    return {note(name): rng.choice(SENTENCES) for name in names}
+def _note_names(rng: random.Random, count: int) -> list[str]:
+    return pools.distinct(rng, pools.note_name, count)
+
+
+def _other_notes(rng: random.Random, names: list[str]) -> dict[str, str]:
+    return {note(name): pools.sentence(rng) for name in names}
 
 
 def _one_note(rng: random.Random) -> Params:
-    name = rng.choice(NOTE_NAMES)
+    name, *others = _note_names(rng, 4)
     return {
         "file_name": name,
-        "content": rng.choice(SENTENCES),
-        "others": _other_notes(rng, name),
+        "content": pools.sentence(rng),
+        "others": _other_notes(rng, others),
     }
 
 
@@ -78,8 +57,8 @@ def _kept(state: State, others: dict[str, str]) -> bool:
 
 
 def _create_note(rng: random.Random) -> Params:
-    name = rng.choice(NOTE_NAMES)
-    return {"file_name": name, "text": rng.choice(SENTENCES), "others": _other_notes(rng, name)}
+    name, *others = _note_names(rng, 4)
+    return {"file_name": name, "text": pools.sentence(rng), "others": _other_notes(rng, others)}
 
 
 _EDITS = {
@@ -92,7 +71,7 @@ _EDITS = {
 def _edit(rng: random.Random) -> Params:
     params = _one_note(rng)
     edit_type = rng.choice(sorted(_EDITS))
-    line = rng.choice([s for s in SENTENCES if s != params["content"]])
+    line = pools.unlike(rng, pools.sentence, [params["content"]])
     expected = {
         "header": f"{line}\n{params['content']}",
         "footer": f"{params['content']}\n{line}",
@@ -126,10 +105,9 @@ def _rename_steps(old_name: str, new_name: str) -> list[PlanStep]:
 
 def _renamed(rng: random.Random) -> Params:
     params = _one_note(rng)
-    params["new_name"] = rng.choice(
-        [n for n in NOTE_NAMES if n != params["file_name"] and note(n) not in params["others"]]
-    )
-    params["updated"] = rng.choice([s for s in SENTENCES if s != params["content"]])
+    taken = {params["file_name"], *(path.rpartition("/")[2] for path in params["others"])}
+    params["new_name"] = pools.unlike(rng, pools.note_name, taken)
+    params["updated"] = pools.unlike(rng, pools.sentence, [params["content"]])
     return params
 
 
@@ -138,19 +116,19 @@ def _notes_only_in(state: State, folder: str) -> list[str]:
 
 
 def _move(rng: random.Random) -> Params:
-    source, destination = rng.sample(FOLDERS, 2)
-    name = rng.choice(NOTE_NAMES)
+    source, destination = pools.distinct(rng, pools.notebook_folder, 2)
+    name = pools.unlike(rng, pools.note_name, [SCENERY_NOTE])
     return {
         "file_name": name,
-        "content": rng.choice(SENTENCES),
+        "content": pools.sentence(rng),
         "source_folder": source,
         "destination_folder": destination,
     }
 
 
 def _delete_all(rng: random.Random) -> Params:
-    names = rng.sample(NOTE_NAMES, rng.randrange(2, 5))
-    return {"notes": {note(name): rng.choice(SENTENCES) for name in names}}
+    names = _note_names(rng, rng.randrange(2, 5))
+    return {"notes": _other_notes(rng, names)}
 
 
 def _select_all_and_delete(p: Params) -> list[PlanStep]:
@@ -193,7 +171,10 @@ TASKS: list[Task] = [
             "In Markor, add a folder called {folder_name}.",
             "Make a folder {folder_name} in my Markor notebook.",
         ),
-        sample=lambda rng: {"folder_name": rng.choice(FOLDERS), "others": _other_notes(rng)},
+        sample=lambda rng: {
+            "folder_name": pools.notebook_folder(rng),
+            "others": _other_notes(rng, _note_names(rng, 3)),
+        },
         setup=lambda p: {"files": p["others"]},
         plan=lambda p: [
             open_app("Markor"),
@@ -272,7 +253,7 @@ TASKS: list[Task] = [
         setup=lambda p: {
             "files": {
                 note(f"{p['source_folder']}/{p['file_name']}"): p["content"],
-                note(f"{p['destination_folder']}/ideas.md"): "Keep this one here.",
+                note(f"{p['destination_folder']}/{SCENERY_NOTE}"): "Keep this one here.",
             }
         },
         plan=lambda p: [

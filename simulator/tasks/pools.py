@@ -206,13 +206,20 @@ def alarm_label(rng: random.Random) -> str:
     return f"{rng.choice(_ACTIVITIES)} {rng.randrange(1, 10)}"
 
 
+def unlike(rng: random.Random, make: Callable[[random.Random], str], taken: Collection[str]) -> str:
+    """A value of `make` that is none of `taken`, compared without case."""
+    taken_folded = {value.casefold() for value in taken}
+    while True:
+        value = make(rng)
+        if value.casefold() not in taken_folded:
+            return value
+
+
 def distinct(rng: random.Random, make: Callable[[random.Random], str], count: int) -> list[str]:
     """`count` different values of `make`, compared without case."""
     values: list[str] = []
     while len(values) < count:
-        value = make(rng)
-        if value.casefold() not in {v.casefold() for v in values}:
-            values.append(value)
+        values.append(unlike(rng, make, values))
     return values
 
 
@@ -296,3 +303,99 @@ def event_title(rng: random.Random) -> str:
     if shape == 2:
         return f"{rng.choice(_EVENT_KINDS)} {rng.choice(_EMOJI)}"
     return f"{rng.choice(_EVENT_KINDS)} with {first_name(rng)}"
+
+
+def pick_word(rng: random.Random, text: str) -> str:
+    """One word of a comma-separated word list."""
+    return rng.choice(words(text))
+
+
+MONTHS = (
+    "January, February, March, April, May, June, July, August, September, October, November, "
+    "December"
+)
+
+
+_WEEKDAYS = "Monday, Tuesday, Wednesday, Thursday, Friday, Saturday, Sunday"
+
+
+def sentence(rng: random.Random) -> str:
+    """A one-line note: "Water the basil every 3 days.", "周三去公园散步。"."""
+    number, first = rng.randrange(2, 60), first_name(rng)
+    weekday = pick_word(rng, _WEEKDAYS)
+    shapes = (
+        lambda: (
+            f"Pick up the {pick_word(rng, 'dry cleaning, parcel, prescription, keys, bike')}"
+            f" before {rng.randrange(1, 12)} pm."
+        ),
+        lambda: (
+            f"The {pick_word(rng, 'quarterly report, tax return, essay, invoice, slide deck')}"
+            f" is due on {weekday}."
+        ),
+        lambda: (
+            f"Water the {pick_word(rng, 'tomatoes, basil, ferns, orchids, lemon tree')}"
+            f" every {rng.randrange(2, 8)} days."
+        ),
+        lambda: (
+            f"Call {first} about the {pick_word(rng, 'kitchen sink, lease, party, car, trip')}."
+        ),
+        lambda: (
+            f"Bring {pick_word(rng, 'sunscreen, a hat, snacks, the tent, towels')} to the "
+            f"{pick_word(rng, 'beach, lake, picnic, match, hike')} on {weekday}."
+        ),
+        lambda: f"Ask {first} for the café's opening hours.",
+        lambda: f"Книга {number} на полке у окна.",
+        lambda: (
+            f"周{pick_word(rng, '一, 二, 三, 四, 五, 六, 日')}"
+            f"去{pick_word(rng, '公园, 海边, 山上')}散步。"
+        ),
+        lambda: f"Try the new bakery on {pick_word(rng, 'Elm, Oak, Pine, Maple, Cedar')} Street.",
+        lambda: f"Back up the laptop on {weekday} evening.",
+        lambda: (
+            f"Room {number} is booked for the {pick_word(rng, 'workshop, review, retro, demo')}."
+        ),
+        lambda: f"Read {number} pages of {pick_word(rng, 'Dune, Emma, Beloved, Ulysses, Kokoro')}.",
+    )
+    return rng.choice(shapes)()
+
+
+_NOTE_TOPICS = words(
+    "grocery_list, meeting_notes, personal_goals, reading_list, vacation_plans, gift_ideas, "
+    "todo_list, garden_layout, book_quotes, learning_goals, recettes_d_été, trip_reflections, "
+    "workout_log, budget_notes, movie_watchlist, packing_list, journal, podcast_ideas, "
+    "house_chores, party_planning, study_notes, project_ideas, dream_log, wine_notes, "
+    "meal_plan, habit_tracker, car_maintenance, birthday_list, recipe_ideas, guitar_chords, "
+    "job_applications, interview_prep, lecture_notes, travel_checklist, plant_care, "
+    "moving_checklist, band_setlist, course_notes, cleaning_schedule, notas_de_viaje"
+)
+_NOTE_QUALIFIERS = words(
+    "weekly, team, mom, dad, kids, draft, final, v2, spring, summer, autumn, winter, "
+    "january, march, june, october, work, home, berlin, lisbon, kyoto, q1, q3, q4, "
+    "anna, leo, sofia, paris, oslo, seoul, lima, old, new, misc, shared, private, backup, "
+    "part2, week12, week40, sprint7, club, office"
+)
+
+
+def note_name(rng: random.Random) -> str:
+    """ "reading_list_2024.md", "gift_ideas_mom.txt"."""
+    qualifier = (
+        str(rng.randrange(2015, 2031)) if rng.random() < 0.4 else rng.choice(_NOTE_QUALIFIERS)
+    )
+    extension = ".md" if rng.random() < 0.75 else ".txt"
+    return f"{rng.choice(_NOTE_TOPICS)}_{qualifier}{extension}"
+
+
+_FOLDER_SUBJECTS = words(
+    "Book, Daily, Meeting, Recipe, Travel, Work, Garden, Project, Family, School, Music, "
+    "Health, Finance, Film, Language, Research, Client, Team, Home, Photo"
+)
+_FOLDER_KINDS = words(
+    "Notes, Minutes, Collections, Itineraries, Ideas, Archive, Drafts, Logs, Plans, Journal, "
+    "Lists, Reviews, Sketches, Reports"
+)
+
+
+def notebook_folder(rng: random.Random) -> str:
+    """ "BookNotes", "TravelItineraries2025"."""
+    year = str(rng.randrange(2015, 2031)) if rng.random() < 0.6 else ""
+    return f"{rng.choice(_FOLDER_SUBJECTS)}{rng.choice(_FOLDER_KINDS)}{year}"

@@ -7,6 +7,7 @@ import re
 from collections.abc import Callable
 
 from simulator.state import BROCCOLI
+from simulator.tasks import pools
 from simulator.tasks.base import (
     Params,
     PlanStep,
@@ -21,93 +22,79 @@ from simulator.tasks.base import (
     type_in,
 )
 
-RECIPES = (
-    (
-        "Avocado Toast with Egg",
-        "Simple and nutritious breakfast.",
-        "1 serving",
-        "10 mins",
-        "bread, avocado, egg, salt",
-        "Toast the bread. Mash the avocado on top. Add a fried egg.",
-    ),
-    (
-        "Pad Thai",
-        "Sweet and tangy noodle dish.",
-        "2 servings",
-        "30 mins",
-        "rice noodles, tofu, peanuts, lime",
-        "Soak the noodles. Stir-fry the tofu. Toss everything with the sauce.",
-    ),
-    (
-        "Greek Salad",
-        "Fresh summer salad.",
-        "4 servings",
-        "15 mins",
-        "cucumber, tomato, feta, olives",
-        "Chop the vegetables. Add the feta and olives. Dress with olive oil.",
-    ),
-    (
-        "Banana Pancakes",
-        "Fluffy pancakes for the weekend.",
-        "3 servings",
-        "20 mins",
-        "banana, flour, milk, egg",
-        "Mash the banana. Whisk in the flour, milk and egg. Cook on a hot pan.",
-    ),
-    (
-        "Tomato Soup",
-        "Warm soup for cold days.",
-        "4 servings",
-        "40 mins",
-        "tomatoes, onion, garlic, stock",
-        "Cook the onion and garlic. Add tomatoes and stock. Blend until smooth.",
-    ),
-    (
-        "Gazpacho andaluz",
-        "Sopa fría de verano.",
-        "4 servings",
-        "15 mins",
-        "tomates, pepino, pimiento, ajo",
-        "Triturar todo. Enfriar una hora. Servir frío.",
-    ),
-    (
-        "Chicken Curry",
-        "Mild curry with rice.",
-        "4 servings",
-        "45 mins",
-        "chicken, curry paste, coconut milk, rice",
-        "Brown the chicken. Simmer with the paste and coconut milk. Serve over rice.",
-    ),
-    (
-        "Overnight Oats",
-        "No-cook breakfast.",
-        "1 serving",
-        "5 mins",
-        "oats, yogurt, milk, berries",
-        "Mix the oats, yogurt and milk. Chill overnight. Top with berries.",
-    ),
-    (
-        "Lentil Stew",
-        "Hearty vegetarian stew.",
-        "6 servings",
-        "50 mins",
-        "lentils, carrots, celery, cumin",
-        "Sauté the vegetables. Add lentils and water. Simmer until tender.",
-    ),
-    (
-        "麻婆豆腐",
-        "Spicy Sichuan tofu.",
-        "3 servings",
-        "25 mins",
-        "tofu, minced pork, chili bean paste",
-        "Fry the pork. Add the paste and tofu. Simmer briefly.",
-    ),
+_DISHES = pools.words(
+    "Avocado Toast, Pad Thai, Greek Salad, Banana Pancakes, Tomato Soup, Gazpacho andaluz, "
+    "Chicken Curry, Overnight Oats, Lentil Stew, 麻婆豆腐, Risotto, Shakshuka, Ramen, Paella, "
+    "Tacos, Falafel Wrap, Borscht, Quiche, Bibimbap, Moussaka, Pho, Crêpes, Frittata, Dal, "
+    "Poke Bowl, Goulash, Tabbouleh, Pierogi, Couscous, Onigiri, Chili, Minestrone"
 )
+_INGREDIENTS = pools.words(
+    "egg, avocado, rice noodles, tofu, peanuts, lime, cucumber, tomato, feta, olives, banana, "
+    "flour, milk, onion, garlic, stock, chicken, coconut milk, rice, oats, yogurt, berries, "
+    "lentils, carrots, celery, cumin, spinach, mushrooms, chickpeas, paprika, basil, lemon, "
+    "ginger, miso, pepper, zucchini, potatoes, butter, parmesan, coriander"
+)
+_STYLES = pools.words(
+    "Spicy, Quick, Vegan, Classic, Smoky, Creamy, Grandma's, Weeknight, Summer, Winter, Easy"
+)
+_DESCRIPTIONS = (
+    "{adjective} {kind} for {occasion}.",
+    "A {adjective} {kind}, ready in no time.",
+    "{kind} that {who} love.",
+)
+
+
+def _title(rng: random.Random) -> str:
+    """ "Spicy Ramen", "Paella with spinach", "Léa's Crêpes"."""
+    dish = rng.choice(_DISHES)
+    shape = rng.randrange(3)
+    if shape == 0:
+        return f"{rng.choice(_STYLES)} {dish}"
+    if shape == 1:
+        return f"{dish} with {rng.choice(_INGREDIENTS)}"
+    return f"{pools.first_name(rng)}'s {dish}"
+
+
+def _description(rng: random.Random) -> str:
+    return (
+        rng.choice(_DESCRIPTIONS)
+        .format(
+            adjective=pools.pick_word(rng, "simple, hearty, light, fresh, warming, zesty, rich"),
+            kind=pools.pick_word(rng, "breakfast, lunch, dinner, snack, side dish, soup, bowl"),
+            occasion=pools.pick_word(rng, "busy days, the weekend, cold nights, picnics, two"),
+            who=pools.pick_word(rng, "kids, guests, students, runners, night owls"),
+        )
+        .capitalize()
+    )
+
+
+def _recipe(rng: random.Random) -> dict[str, str]:
+    ingredients = rng.sample(_INGREDIENTS, rng.randrange(3, 6))
+    servings = rng.randrange(1, 13)
+    return {
+        "title": _title(rng),
+        "description": _description(rng),
+        "servings": f"{servings} serving{'s' if servings > 1 else ''}",
+        "prep_time": f"{rng.randrange(1, 37) * 5} mins",
+        "ingredients": ", ".join(ingredients),
+        "directions": (
+            f"Prepare the {ingredients[0]}. Add the {ingredients[1]} and cook for "
+            f"{rng.randrange(2, 40)} minutes. Serve with the {ingredients[-1]}."
+        ),
+    }
+
+
 FIELDS = ("title", "description", "servings", "prep_time", "ingredients", "directions")
 
 
 def _recipes(rng: random.Random, count: int) -> list[dict[str, str]]:
-    return [dict(zip(FIELDS, row, strict=True)) for row in rng.sample(RECIPES, count)]
+    """`count` recipes with different titles."""
+    recipes: list[dict[str, str]] = []
+    while len(recipes) < count:
+        recipe = _recipe(rng)
+        if recipe["title"].casefold() not in {r["title"].casefold() for r in recipes}:
+            recipes.append(recipe)
+    return recipes
 
 
 def _items(text: str) -> list[str]:

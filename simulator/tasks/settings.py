@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import datetime as dt
+import random
+
 from simulator.state import SETTINGS
+from simulator.tasks import pools
 from simulator.tasks.base import (
     APP_PACKAGES,
     PlanStep,
     Task,
     done,
+    generated,
     key,
     open_app,
     pick,
@@ -53,6 +58,19 @@ SETTING_NAMES: dict[str, tuple[str, str]] = {
     "do_not_disturb": ("Do Not Disturb", "Do Not Disturb mode"),
     "auto_rotate": ("auto-rotate", "automatic screen rotation"),
 }
+
+
+DEVICE_MODELS = pools.words(
+    "Pixel 6, Pixel 6a, Pixel 6 Pro, Pixel 7, Pixel 7a, Pixel 7 Pro, Pixel 8, Pixel 8a, "
+    "Pixel 8 Pro, Pixel 9, Pixel 9 Pro, Pixel 9 Pro XL, Pixel Fold, Pixel Tablet"
+)
+
+
+def build_number(rng: random.Random) -> str:
+    """ "AP2A.240805.005": a release branch, the build's date and its number that day."""
+    branch = f"{rng.choice('ABTUS')}{rng.choice('PQ')}{rng.randrange(1, 4)}A"
+    day = dt.date(2022, 1, 1) + dt.timedelta(days=rng.randrange(3 * 365))
+    return f"{branch}.{day:%y%m%d}.{rng.randrange(1, 40):03d}"
 
 
 def toggle_name(setting: str, on: bool) -> str:
@@ -242,7 +260,7 @@ TASKS: list[Task] = [
             "Which phone model is this?",
             "Find out this device's model.",
         ),
-        sample=pick(("Pixel 7", "Pixel 8 Pro", "Pixel 6a"), "model"),
+        sample=pick(DEVICE_MODELS, "model"),
         setup=lambda p: {"device_model": p["model"]},
         plan=lambda p: [open_app("Settings"), *ABOUT_PHONE_PATH, done(answer=p["model"])],
         check=lambda s, p, a: same_text(a, p["model"]),
@@ -272,7 +290,7 @@ TASKS: list[Task] = [
             "Which number does this phone have?",
             "Look up my phone number in Settings.",
         ),
-        sample=pick(("+1 650-555-0142", "+44 7700 900456", "+49 151 5550 1234"), "number"),
+        sample=generated(pools.phone_number, "number"),
         setup=lambda p: {"phone_number": p["number"]},
         plan=lambda p: [open_app("Settings"), *ABOUT_PHONE_PATH, done(answer=p["number"])],
         check=lambda s, p, a: same_digits(a, p["number"]),
@@ -287,7 +305,7 @@ TASKS: list[Task] = [
             "Which build is this phone running? Give the build number.",
             "Read me the build number from About phone.",
         ),
-        sample=pick(("UQ1A.240205.004", "AP2A.240805.005", "TQ3A.230901.001"), "build"),
+        sample=generated(build_number, "build"),
         setup=lambda p: {"build_number": p["build"]},
         plan=lambda p: [
             open_app("Settings"),

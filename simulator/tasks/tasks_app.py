@@ -8,6 +8,7 @@ import random
 from collections.abc import Callable
 
 from simulator.state import TASKS_APP
+from simulator.tasks import pools
 from simulator.tasks.app_steps import TODAY, pick_date_steps, same_titles, spoken_date
 from simulator.tasks.base import (
     Params,
@@ -22,24 +23,48 @@ from simulator.tasks.base import (
     type_in,
 )
 
-TITLES = (
-    "Complete project proposal",
-    "Review code changes",
-    "Schedule team meeting",
-    "Submit expense report",
-    "Update website content",
-    "Review quarterly goals",
-    "Organize files and folders",
-    "Draft marketing email",
-    "Attend networking event",
-    "Prepare presentation for meeting",
-    "Call client for follow-up",
-    "Research market trends",
-    "Book flights for conference",
-    "Plan team outing",
-    "Renouveler le passeport",
-    "Comprar regalo para Ana",
+_TITLE_SHAPES = (
+    "Complete {doc}",
+    "Review {doc}",
+    "Submit {doc} for {month}",
+    "Draft {doc} v{n}",
+    "Call {first} for follow-up",
+    "Email {first} about {topic}",
+    "Book flights to {city}",
+    "Plan {topic} with {first}",
+    "Renouveler le passeport de {first}",
+    "Comprar regalo para {first}",
+    "Prepare slides for {topic}",
+    "Pay the {bill} bill",
+    "Order {n} {item}",
 )
+
+
+def _title(rng: random.Random) -> str:
+    """A to-do title without commas, which separate the titles of an answer."""
+    return rng.choice(_TITLE_SHAPES).format(
+        doc=pools.pick_word(
+            rng,
+            "project proposal, expense report, code changes, budget, contract, quarterly goals, "
+            "website content",
+        ),
+        month=pools.pick_word(rng, pools.MONTHS),
+        n=rng.randrange(2, 30),
+        first=pools.first_name(rng),
+        topic=pools.pick_word(
+            rng,
+            "the team outing, market trends, the offsite, the launch, the retro, the conference",
+        ),
+        city=pools.pick_word(rng, "Lisbon, Nairobi, Osaka, Denver, Tallinn, Bogotá, Hanoi"),
+        bill=pools.pick_word(rng, "electricity, water, phone, internet, gas"),
+        item=pools.pick_word(rng, "notebooks, toner cartridges, name badges, chairs, cables"),
+    )
+
+
+def _titles(rng: random.Random, count: int) -> list[str]:
+    return pools.distinct(rng, _title, count)
+
+
 NOTES = ("This task is important.", "Confirm meeting location.", "Check email for updates.")
 OTHER_PRIORITIES = ("none", "low", "medium")
 
@@ -76,7 +101,7 @@ def _same_task(state: State, wanted: dict[str, object]) -> bool:
 
 
 def _one_of_many(rng: random.Random) -> Params:
-    titles = rng.sample(TITLES, 6)
+    titles = _titles(rng, 6)
     tasks = [
         _task(title, _day(rng.randrange(-2, 12)), rng.choice(OTHER_PRIORITIES)) for title in titles
     ]
@@ -123,7 +148,7 @@ def _question(
 
 
 def _due_on(rng: random.Random, day: str) -> tuple[list[dict[str, object]], list[str]]:
-    titles = rng.sample(TITLES, 7)
+    titles = _titles(rng, 7)
     answer = titles[:3]
     tasks = [_task(t, day, rng.choice(OTHER_PRIORITIES)) for t in answer]
     later = dt.date.fromisoformat(day) + dt.timedelta(days=1)
@@ -134,7 +159,7 @@ def _due_on(rng: random.Random, day: str) -> tuple[list[dict[str, object]], list
 
 
 def _high_due_on(rng: random.Random, day: str) -> tuple[list[dict[str, object]], list[str]]:
-    titles = rng.sample(TITLES, 6)
+    titles = _titles(rng, 6)
     answer = titles[: rng.randrange(1, 3)]
     other_day = (dt.date.fromisoformat(day) + dt.timedelta(days=2)).isoformat()
     tasks = [_task(t, day, "high") for t in answer]
@@ -144,7 +169,7 @@ def _high_due_on(rng: random.Random, day: str) -> tuple[list[dict[str, object]],
 
 
 def _completed_on(rng: random.Random, day: str) -> tuple[list[dict[str, object]], list[str]]:
-    titles = rng.sample(TITLES, 7)
+    titles = _titles(rng, 7)
     answer = titles[: rng.randrange(2, 4)]
     other_day = (dt.date.fromisoformat(day) - dt.timedelta(days=1)).isoformat()
     tasks = [_task(t, day, completed=True) for t in answer]
@@ -154,7 +179,7 @@ def _completed_on(rng: random.Random, day: str) -> tuple[list[dict[str, object]]
 
 
 def _incomplete_by(rng: random.Random, day: str) -> tuple[list[dict[str, object]], list[str]]:
-    titles = rng.sample(TITLES, 7)
+    titles = _titles(rng, 7)
     answer = titles[:3]
     later = (dt.date.fromisoformat(day) + dt.timedelta(days=3)).isoformat()
     tasks = [_task(t, day, rng.choice(OTHER_PRIORITIES)) for t in answer]
@@ -164,7 +189,7 @@ def _incomplete_by(rng: random.Random, day: str) -> tuple[list[dict[str, object]
 
 
 def _high_priority(rng: random.Random) -> Params:
-    titles = rng.sample(TITLES, 7)
+    titles = _titles(rng, 7)
     answer = titles[: rng.randrange(1, 4)]
     tasks = [_task(t, _day(rng.randrange(0, 10)), "high") for t in answer]
     tasks += [
@@ -177,7 +202,7 @@ def _high_priority(rng: random.Random) -> Params:
 
 def _next_week(rng: random.Random) -> Params:
     monday = TODAY + dt.timedelta(days=7 - TODAY.weekday())
-    titles = rng.sample(TITLES, 8)
+    titles = _titles(rng, 8)
     count = rng.randrange(2, 6)
     tasks = [
         _task(t, (monday + dt.timedelta(days=rng.randrange(0, 7))).isoformat())
