@@ -28,6 +28,7 @@ import pytest
 
 from agent.actions import Action, Tap
 from agent.model_client import DecisionRequest, ModelReply
+from evals.bench.t3a import BoundingBox, UIElement
 from evals.oracle import tool_call
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "androidworld"
@@ -42,38 +43,6 @@ ACTION_TYPES = {
 def load(name: str) -> dict[str, Any]:
     data: dict[str, Any] = json.loads((FIXTURES / name).read_text(encoding="utf-8"))
     return data
-
-
-@dataclass
-class Box:
-    x_min: int
-    x_max: int
-    y_min: int
-    y_max: int
-
-
-@dataclass
-class UIElement:
-    """The fields of AndroidWorld's UIElement that the recordings carry."""
-
-    text: str | None = None
-    content_description: str | None = None
-    class_name: str | None = None
-    bbox_pixels: Box | None = None
-    hint_text: str | None = None
-    is_checked: bool | None = None
-    is_checkable: bool | None = None
-    is_clickable: bool | None = None
-    is_editable: bool | None = None
-    is_enabled: bool | None = None
-    is_focused: bool | None = None
-    is_focusable: bool | None = None
-    is_long_clickable: bool | None = None
-    is_scrollable: bool | None = None
-    is_selected: bool | None = None
-    is_visible: bool | None = None
-    package_name: str | None = None
-    resource_name: str | None = None
 
 
 def check_json_action(action: dict[str, Any]) -> None:
@@ -108,7 +77,7 @@ class RecordedEnv:
 
     def get_state(self, wait_to_stabilize: bool = False) -> list[UIElement]:
         return [
-            UIElement(**{**e, "bbox_pixels": Box(**e["bbox_pixels"])})
+            UIElement(**{**e, "bbox_pixels": BoundingBox(**e["bbox_pixels"])})
             for e in self.state["ui_elements"]
         ]
 
