@@ -29,13 +29,13 @@ COMMAND_MODULES = (
     "agent.commands.parse_call",
     "simulator.commands",
     "simulator.adbd.commands",
-    "serving.commands",
-    "serving.quantization.commands",
-    "serving.bench.commands",
+    "agent.commands.serve",
+    "agent.commands.quantize",
+    "agent.commands.bench_serving",
     "evals.commands",
     "evals.bench.commands",
     "evals.fidelity_commands",
-    "serving.training.commands",
+    "agent.commands.train",
 )
 
 

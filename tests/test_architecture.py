@@ -140,7 +140,7 @@ def test_every_layer_of_the_tree_has_a_rule() -> None:
             "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import simulator\n",
             "simulator",
         ),
-        ("serving/commands.py", "from agent.cli import UsageError\n", "agent.cli"),
+        ("serving/launcher.py", "from agent.cli import UsageError\n", "agent.cli"),
         ("simulator/apps/clock.py", "from ...evals import oracle\n", "evals"),
         ("agent/loop.py", "from .commands import run\n", "agent.commands"),
     ],
@@ -161,11 +161,11 @@ def test_allowed_imports_pass() -> None:
     allowed = [
         ("agent.loop", "devices.base"),
         ("agent.commands.run", "simulator"),
-        ("agent.cli", "serving.commands"),
+        ("agent.commands.serve", "serving.launcher"),
         ("evals.runner", "agent.loop"),
         ("simulator.adbd.android", "devices"),
         ("serving.launcher", "serving.checkpoint"),
-        ("serving.commands", "cli_common.errors"),
+        ("serving.launcher", "cli_common.errors"),
         ("simulator.state", "cli_common.errors"),
     ]
     edges = [Edge(Path("x.py"), 1, importer, imported) for importer, imported in allowed]

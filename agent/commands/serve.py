@@ -1,7 +1,7 @@
 """`phone-agent serve` and `phone-agent make-tiny`.
 
-Only the standard library and `cli_common` are imported at module level: the CLI must start
-(and these parsers must exist) on an install without the serving stack.
+Only the standard library and the CLI's own modules are imported at module level: the CLI must
+start (and these parsers must exist) on an install without the serving stack.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """`phone-agent bench serving|kernels`: the model server's benchmarks, beside the agent's
-(`bench prompt|step`, from evals).
+(`bench prompt|step`).
 
-Only the standard library and `cli_common` are imported at module level; each handler imports
-what it measures, so `phone-agent --help` stays fast and works without the serving stack.
+Only the standard library and the CLI's own modules are imported at module level; each handler
+imports what it measures, so `phone-agent --help` stays fast and works without the serving stack.
 """
 
 from __future__ import annotations
