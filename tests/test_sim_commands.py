@@ -12,8 +12,7 @@ import pytest
 from agent.cli import ArgumentParser
 
 SIM_COMMAND_MODULES = (
-    "simulator.commands",
-    "simulator.adbd.commands",
+    "agent.commands.sim_adb_server",
     "evals.commands",
     "evals.fidelity_commands",
 )
