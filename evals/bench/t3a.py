@@ -32,6 +32,11 @@ from lxml import etree
 Selection = Literal["xml", "forest"]
 _BOUNDS = re.compile(r"\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]")
 _EDIT_TEXT_CLASSES = ("EditText", "AutoCompleteTextView")
+# Dump attributes that both paths turn into `is_<attribute>` flags the same way.
+_STATE_ATTRIBUTES = (
+    "checked", "checkable", "clickable", "enabled", "focused", "focusable", "long-clickable",
+    "scrollable", "selected",
+)  # fmt: skip
 
 
 # The two dataclasses reproduce T3A's printed form: their names, field order and defaults are
@@ -97,25 +102,13 @@ def describe(data: bytes, selection: Selection = "xml") -> Description:
 
 def _xml_element(node: etree._Element) -> UIElement:
     box = _box(node.get("bounds"))
-
-    def flag(name: str) -> bool:
-        return node.get(name) == "true"
-
     return UIElement(
         text=node.get("text"),
         content_description=node.get("content-desc"),
         class_name=node.get("class"),
         bbox=box,
         bbox_pixels=box,
-        is_checked=flag("checked"),
-        is_checkable=flag("checkable"),
-        is_clickable=flag("clickable"),
-        is_enabled=flag("enabled"),
-        is_focused=flag("focused"),
-        is_focusable=flag("focusable"),
-        is_long_clickable=flag("long-clickable"),
-        is_scrollable=flag("scrollable"),
-        is_selected=flag("selected"),
+        **_state_flags(node),
         package_name=node.get("package"),
         resource_id=node.get("resource-id"),
         is_visible=True,
@@ -131,9 +124,6 @@ def _forest_element(node: etree._Element) -> UIElement:
     def text(name: str) -> str | None:
         return node.get(name) or None
 
-    def flag(name: str) -> bool:
-        return node.get(name) == "true"
-
     class_name = node.get("class") or ""
     return UIElement(
         text=text("text"),
@@ -142,20 +132,20 @@ def _forest_element(node: etree._Element) -> UIElement:
         bbox=None,
         bbox_pixels=_box(node.get("bounds")) or BoundingBox(0, 0, 0, 0),
         hint_text=text("hint"),
-        is_checked=flag("checked"),
-        is_checkable=flag("checkable"),
-        is_clickable=flag("clickable"),
-        is_editable=flag("editable") or class_name.endswith(_EDIT_TEXT_CLASSES),
-        is_enabled=flag("enabled"),
-        is_focused=flag("focused"),
-        is_focusable=flag("focusable"),
-        is_long_clickable=flag("long-clickable"),
-        is_scrollable=flag("scrollable"),
-        is_selected=flag("selected"),
+        is_editable=node.get("editable") == "true" or class_name.endswith(_EDIT_TEXT_CLASSES),
+        **_state_flags(node),
         is_visible=node.get("visible-to-user") != "false",
         package_name=text("package"),
         resource_name=text("resource-id"),
     )
+
+
+def _state_flags(node: etree._Element) -> dict[str, Any]:
+    """`UIElement`'s state flags, each True where the dump's attribute says "true"."""
+    return {
+        "is_" + attribute.replace("-", "_"): node.get(attribute) == "true"
+        for attribute in _STATE_ATTRIBUTES
+    }
 
 
 def _box(bounds: str | None) -> BoundingBox | None:
