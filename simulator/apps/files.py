@@ -15,6 +15,7 @@ from functools import partial
 from simulator.apps import storage
 from simulator.apps.clock import format_time
 from simulator.apps.dialogs import ConfirmDialog, PopupMenu, TextPromptDialog
+from simulator.apps.path_selection import MoveTarget, toggle
 from simulator.display import WIDTH
 from simulator.runtime import Page, Phone
 from simulator.state import FILES
@@ -164,10 +165,7 @@ class BrowserPage(Page):
             self._open_folder(path)
 
     def _toggle(self, path: str) -> None:
-        if path in self.selected:
-            self.selected.remove(path)
-        else:
-            self.selected.append(path)
+        toggle(self.selected, path)
         self._changed()
 
     def _select_all(self) -> None:
@@ -495,41 +493,35 @@ class MovePickerPage(Page):
     def __init__(self, browser: BrowserPage, paths: list[str]) -> None:
         super().__init__(browser.phone, FILES)
         self.browser = browser
-        self.paths = paths
-        self.folder = storage.ROOT
-        self.error = ""
+        self.target = MoveTarget(browser.phone, paths, storage.ROOT)
         self.scroll = ScrollState()
 
     def _enter(self, folder: str) -> None:
-        self.folder = folder
         self.scroll.offset = 0
-        self.phone.changes += 1
+        self.target.open(folder)
 
     def on_back(self) -> bool:
-        if self.folder:
-            self._enter(storage.parent(self.folder))
+        if self.target.folder:
+            self._enter(storage.parent(self.target.folder))
             return True
         return False
 
     def _move(self) -> None:
-        problem = storage.move_into(self.state, self.paths, self.folder)
-        if problem is not None:
-            self.error = problem
-            self.phone.changes += 1
-            return
-        self.browser.selected = []
-        self.phone.pop(self)
+        if self.target.move():
+            self.browser.selected = []
+            self.phone.pop(self)
 
     def content(self, frame: Rect) -> View:
+        folder = self.target.folder
         bar = Rect(0, frame.y1, WIDTH, frame.y1 + _BAR)
-        title = storage.name_of(self.folder) if self.folder else self.state.device_model
-        subfolders, files = storage.listing(self.state, self.folder)
+        title = storage.name_of(folder) if folder else self.state.device_model
+        subfolders, files = storage.listing(self.state, folder)
         save_top = frame.y2 - 168
         body = Rect(0, bar.y2, WIDTH, save_top)
 
         def folder_row(name: str) -> Callable[[Rect], View]:
-            target = storage.join(self.folder, name)
-            moving = target in self.paths
+            target = storage.join(folder, name)
+            moving = target in self.target.paths
             return lambda box: View(
                 LINEAR,
                 box,
@@ -573,8 +565,8 @@ class MovePickerPage(Page):
             ),
             recycler(body, rows, self.scroll, _did("dir_list")),
         ]
-        if self.error:
-            children.append(text(self.error, 63, save_top - 70, 37, 1000))
+        if self.target.error:
+            children.append(text(self.target.error, 63, save_top - 70, 37, 1000))
         children.append(
             View(
                 VIEW_GROUP,

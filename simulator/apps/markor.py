@@ -13,6 +13,7 @@ from functools import partial
 
 from simulator.apps import storage
 from simulator.apps.dialogs import ConfirmDialog, PopupMenu, TextPromptDialog
+from simulator.apps.path_selection import MoveTarget, toggle
 from simulator.display import WIDTH
 from simulator.runtime import Dialog, Page, Phone
 from simulator.state import MARKOR
@@ -238,35 +239,24 @@ class MoveDialog(Dialog):
     def __init__(self, page: FileListPage, paths: list[str]) -> None:
         super().__init__(page.phone, MARKOR)
         self.page = page
-        self.paths = paths
-        self.folder = page.folder
-        self.error = ""
-
-    def _open(self, folder: str) -> None:
-        self.folder = folder
-        self.phone.changes += 1
+        self.target = MoveTarget(page.phone, paths, page.folder)
 
     def _ok(self) -> None:
-        error = storage.move_into(self.phone.state, self.paths, self.folder)
-        if error is not None:
-            self.error = error
-            self.phone.changes += 1
-            return
-        self.phone.close_dialog(self)
-        self.page.end_selection()
+        if self.target.move():
+            self.phone.close_dialog(self)
+            self.page.end_selection()
 
     def window(self) -> View:
-        subfolders, _ = storage.listing(self.phone.state, self.folder)
-        entries = ([".."] if self.folder != storage.ROOT else []) + subfolders
+        folder = self.target.folder
+        subfolders, _ = storage.listing(self.phone.state, folder)
+        entries = ([".."] if folder != storage.ROOT else []) + subfolders
 
         def body(box: Rect) -> View:
             rows: list[View] = [
-                text("/" + self.folder, box.x1 + 63, box.y1 + 10, 34, box.x2 - 63),
+                text("/" + folder, box.x1 + 63, box.y1 + 10, 34, box.x2 - 63),
             ]
             for position, name in enumerate(entries[:8]):
-                target = (
-                    storage.parent(self.folder) if name == ".." else storage.join(self.folder, name)
-                )
+                target = storage.parent(folder) if name == ".." else storage.join(folder, name)
                 y = box.y1 + 80 + position * 130
                 rows.append(
                     View(
@@ -275,15 +265,15 @@ class MoveDialog(Dialog):
                         rid=_mid("ui__filesystem_item__root"),
                         clickable=True,
                         focusable=True,
-                        on_tap=partial(self._open, target),
+                        on_tap=partial(self.target.open, target),
                         children=[
                             View(IMAGE, Rect(box.x1 + 63, y + 30, box.x1 + 137, y + 100)),
                             text(name, box.x1 + 170, y + 38, 44, box.x2 - 20),
                         ],
                     )
                 )
-            if self.error:
-                rows.append(text(self.error, box.x1 + 63, box.y2 - 60, 34, box.x2 - 63))
+            if self.target.error:
+                rows.append(text(self.target.error, box.x1 + 63, box.y2 - 60, 34, box.x2 - 63))
             return View(LINEAR, box, children=rows)
 
         return alert_dialog(
@@ -327,10 +317,7 @@ class FileListPage(Page):
         self._changed()
 
     def _toggle(self, path: str) -> None:
-        if path in self.selected:
-            self.selected.remove(path)
-        else:
-            self.selected.append(path)
+        toggle(self.selected, path)
         self._changed()
 
     def end_selection(self) -> None:
