@@ -31,9 +31,11 @@ COMMAND_MODULES = (
     "agent.commands.serve",
     "agent.commands.quantize",
     "agent.commands.bench_serving",
-    "evals.commands",
-    "evals.bench.commands",
-    "evals.fidelity_commands",
+    "agent.commands.eval",
+    "agent.commands.report",
+    "agent.commands.sim_screens",
+    "agent.commands.bench_agent",
+    "agent.commands.sim_fidelity",
     "agent.commands.train",
 )
 

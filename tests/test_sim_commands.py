@@ -13,8 +13,8 @@ from agent.cli import ArgumentParser
 
 SIM_COMMAND_MODULES = (
     "agent.commands.sim_adb_server",
-    "evals.commands",
-    "evals.fidelity_commands",
+    "agent.commands.sim_screens",
+    "agent.commands.sim_fidelity",
 )
 SIM_SUBCOMMANDS = {"adb-server", "screens", "fidelity"}
 

@@ -1,5 +1,5 @@
 """`phone-agent bench prompt|step`: what a screen costs the model and what an agent decision
-costs (the model server's own benchmarks, `bench serving|kernels`, come from serving).
+costs (the model server's own benchmarks, `bench serving|kernels`, are in bench_serving).
 
 Each handler imports what it measures, so `phone-agent --help` stays fast.
 """

@@ -1,4 +1,4 @@
-"""`phone-agent eval`, `phone-agent report` and `phone-agent sim screens`."""
+"""`phone-agent eval`: run a task suite with a policy and score it."""
 
 from __future__ import annotations
 
@@ -14,7 +14,6 @@ from agent.commands.model_server import (
     model_client_settings,
 )
 from cli_common.arguments import positive_int
-from cli_common.command_groups import command_group
 from cli_common.errors import UsageError
 
 if TYPE_CHECKING:
@@ -24,15 +23,6 @@ RUNS_DIR = Path("runs")
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    _register_eval(subparsers)
-    _register_report(subparsers)
-    _register_screens(subparsers)
-
-
-# --- eval -------------------------------------------------------------------------------------
-
-
-def _register_eval(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "eval",
         help="run a task suite with a policy and score it",
@@ -301,68 +291,3 @@ def _model_client(settings: ClientSettings) -> tuple[Any, str]:
     except Exception:
         client.close()
         raise
-
-
-# --- report -----------------------------------------------------------------------------------
-
-
-def _register_report(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser(
-        "report",
-        help="write trajectories as one offline HTML report",
-        description=(
-            "Render trajectories (files, folders searched for *.jsonl, or an eval's "
-            "report.json / results.jsonl) as one self-contained HTML file."
-        ),
-    )
-    parser.add_argument("paths", nargs="+", type=Path, metavar="TRAJECTORY")
-    parser.add_argument("--html", type=Path, required=True, metavar="PATH")
-    parser.add_argument("--title", default="phone-agent report")
-    parser.set_defaults(handler=_handle_report)
-
-
-def _handle_report(args: argparse.Namespace) -> int:
-    from evals.report import load_inputs, write_html
-
-    episodes, report = load_inputs(args.paths)
-    write_html(args.html, episodes, report, title=args.title)
-    print(f"{len(episodes)} episode(s) written to {args.html}")
-    return 0
-
-
-# --- sim screens ------------------------------------------------------------------------------
-
-
-def _register_screens(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    screens = command_group(subparsers, "sim").add_parser(
-        "screens",
-        help="write the XML of every screen the task suite's oracle plans visit",
-        description="Play every task's oracle plan and write each distinct screen as XML.",
-    )
-    screens.add_argument(
-        "--out",
-        type=Path,
-        required=True,
-        metavar="DIR",
-        help="folder for the XML files (created if missing)",
-    )
-    screens.set_defaults(handler=_handle_screens)
-
-
-def _handle_screens(args: argparse.Namespace) -> int:
-    import re
-
-    from agent.screen import Screen
-    from evals.runner import oracle_screens
-
-    out: Path = args.out
-    out.mkdir(parents=True, exist_ok=True)
-    visited = oracle_screens()
-    for number, xml in enumerate(visited.dumps, 1):
-        screen = Screen.parse(xml)
-        title = next((e.label for e in screen.elements if e.label and e.role == "text"), "")
-        slug = "-".join(re.findall(r"[a-z0-9]+", title.casefold()))[:30] or "screen"
-        app = screen.app.rsplit(".", 1)[-1]
-        (out / f"{number:03d}_{app}_{slug}.xml").write_text(xml, encoding="utf-8")
-    print(f"{len(visited.dumps)} distinct screens from the oracle plans written to {out}")
-    return 0 if visited.all_succeeded else 1
