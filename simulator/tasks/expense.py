@@ -44,13 +44,14 @@ _QUALIFIERS = pools.words(
 
 
 def _expense_name(rng: random.Random) -> tuple[str, str]:
-    """A name and its category: "Groceries Lidl", "Taxi Fare 3", "Café con leche"."""
+    """A name and its category: "Groceries Lidl", "Taxi Fare 318", "Café con leche 7"."""
     category = rng.choice(sorted(EXPENSE_NAMES))
     base = rng.choice(EXPENSE_NAMES[category])
-    shape = rng.randrange(3)
-    qualifier = rng.choice(_QUALIFIERS) if shape == 0 else str(rng.randrange(2, 100))
-    name = f"{base} {qualifier}" if shape < 2 else base
-    return (name if len(name) <= NAME_LENGTH else base), category
+    qualifier = rng.choice(_QUALIFIERS) if rng.random() < 0.5 else str(rng.randrange(2, 1000))
+    name = f"{base} {qualifier}"
+    if len(name) > NAME_LENGTH:  # a long name takes a number, which always fits
+        name = f"{base} {rng.randrange(2, 1000)}"[:NAME_LENGTH].rstrip()
+    return name, category
 
 
 def _note(rng: random.Random) -> str:

@@ -53,14 +53,14 @@ def _file_name(rng: random.Random, folder: str) -> str:
 
 
 def _folder_name(rng: random.Random) -> str:
-    """ "Scans 2023", "Trip photos", "Receipts March"."""
+    """ "Scans 2023", "Trip photos 12", "Receipts March 2024"."""
     name = rng.choice(_NEW_FOLDERS)
     shape = rng.randrange(3)
     if shape == 0:
-        return f"{name} {rng.randrange(2010, 2031)}"
+        return f"{name} {rng.randrange(1990, 2031)}"
     if shape == 1:
-        return f"{name} {pools.pick_word(rng, pools.MONTHS)}"
-    return f"{name} {rng.randrange(1, 100)}"
+        return f"{name} {pools.pick_word(rng, pools.MONTHS)} {rng.randrange(2015, 2031)}"
+    return f"{name} {rng.randrange(1, 1000)}"
 
 
 def _storage(rng: random.Random) -> dict[str, str]:

@@ -69,44 +69,84 @@ _LATIN_PHONES = (
 CULTURES = (
     NameCulture(_LATIN_FIRSTS, _LATIN_LASTS, _LATIN_PHONES, weight=10),
     NameCulture(
-        words("雷, 伟, 芳, 娜, 敏, 静, 磊, 洋, 艳, 勇, 杰, 涛, 明, 秀英, 志强"),
-        words("李, 王, 张, 刘, 陈, 杨, 赵, 黄, 周, 吴, 徐, 孙, 马, 朱, 胡"),
+        words(
+            "雷, 伟, 芳, 娜, 敏, 静, 磊, 洋, 艳, 勇, 杰, "
+            "涛, 明, 秀英, 志强, 丽, 强, 平, 建华, 晓明, 海燕, 子涵"
+        ),
+        words(
+            "李, 王, 张, 刘, 陈, 杨, 赵, 黄, 周, 吴, 徐, 孙, 马, 朱, 胡, 郭, 何, 高, 林, 罗, 郑, 梁"
+        ),
         ("+86 13# #### ####", "+86 18# #### ####", "+886 9## ### ###"),
         weight=2,
     ),
     NameCulture(
-        words("さくら, ゆい, はると, 陽向, 美咲, 翔太, 蓮, 結衣, 大翔, 葵"),
-        words("佐藤, 鈴木, 高橋, 田中, 伊藤, 渡辺, 山本, 中村, 小林, 加藤"),
+        words(
+            "さくら, ゆい, はると, 陽向, 美咲, 翔太, 蓮, 結衣, "
+            "大翔, 葵, 健太, 花子, 拓海, 悠真, 直樹, 千尋"
+        ),
+        words(
+            "佐藤, 鈴木, 高橋, 田中, 伊藤, 渡辺, 山本, 中村, "
+            "小林, 加藤, 吉田, 山田, 松本, 井上, 木村, 斎藤"
+        ),
         ("+81 90 #### ####", "+81 80 #### ####"),
         weight=1,
     ),
     NameCulture(
-        words("민준, 서연, 지호, 하은, 도윤, 수아, 예준, 지우, 시우, 하린"),
-        words("김, 이, 박, 최, 정, 강, 조, 윤, 장, 임"),
+        words(
+            "민준, 서연, 지호, 하은, 도윤, 수아, 예준, 지우, "
+            "시우, 하린, 서준, 지민, 현우, 예린, 유나, 채원"
+        ),
+        words("김, 이, 박, 최, 정, 강, 조, 윤, 장, 임, 한, 오, 서, 신, 권, 황"),
         ("+82 10 #### ####",),
         weight=1,
     ),
     NameCulture(
-        words("سارة, محمد, فاطمة, علي, ليلى, يوسف, مريم, عمر, نور, خالد, هدى"),
-        words("أحمد, حداد, منصور, خليل, سعيد, ناصر, الحسن, عباس, جابر, القاسم"),
+        words(
+            "سارة, محمد, فاطمة, علي, ليلى, يوسف, مريم, عمر, نور, "
+            "خالد, هدى, زينب, حسين, رانيا, طارق, سلمى, كريم, "
+            "ياسمين"
+        ),
+        words(
+            "أحمد, حداد, منصور, خليل, سعيد, ناصر, الحسن, "
+            "عباس, جابر, القاسم, الشمري, المصري, الخطيب, النجار, "
+            "البنا, داود"
+        ),
         ("+971 5# ### ####", "+966 5# ### ####", "+20 10 #### ####", "+212 6## ### ###"),
         weight=2,
     ),
     NameCulture(
-        words("Иван, Ольга, Дмитрий, Наталья, Сергей, Анна, Алексей, Юлия, Павел"),
-        words("Петров, Смирнов, Кузнецов, Попов, Соколов, Лебедев, Новиков, Морозов"),
+        words(
+            "Иван, Ольга, Дмитрий, Наталья, Сергей, Анна, Алексей, Юлия, Павел, Екатерина, Михаил, "
+            "Татьяна, Андрей, Светлана, Николай, Ирина, Артём, Ксения"
+        ),
+        words(
+            "Петров, Смирнов, Кузнецов, Попов, Соколов, "
+            "Лебедев, Новиков, Морозов, Васильев, Павлов, "
+            "Семёнов, Голубев, Виноградов, Богданов, Воробьёв, Фролов, Орлов, Медведев"
+        ),
         ("+7 9## ### ## ##", "+380 6# ### ## ##"),
         weight=2,
     ),
     NameCulture(
-        words("Νίκος, Ελένη, Γιώργος, Μαρία, Δημήτρης, Σοφία, Κώστας, Αθηνά, Άννα"),
-        words("Παπαδόπουλος, Οικονόμου, Γεωργίου, Νικολάου, Αντωνίου, Ιωάννου, Μαυρίδης"),
+        words(
+            "Νίκος, Ελένη, Γιώργος, Μαρία, Δημήτρης, Σοφία, "
+            "Κώστας, Αθηνά, Άννα, Γιάννης, Κατερίνα, "
+            "Παναγιώτης, Δέσποινα, Σταύρος, Ειρήνη"
+        ),
+        words(
+            "Παπαδόπουλος, Οικονόμου, Γεωργίου, Νικολάου, "
+            "Αντωνίου, Ιωάννου, Μαυρίδης, Καραγιάννης, "
+            "Πετρόπουλος, Αλεξίου, Χριστοδούλου, Σταματίου, Μιχαηλίδης"
+        ),
         ("+30 69# ### ####",),
         weight=1,
     ),
     NameCulture(
-        words("आरव, प्रिया, अनन्या, विवान, दिया, रोहन, ईशा, कबीर, मीरा"),
-        words("शर्मा, वर्मा, गुप्ता, सिंह, पटेल, जोशी, मेहता, राव"),
+        words(
+            "आरव, प्रिया, अनन्या, विवान, दिया, रोहन, ईशा, "
+            "कबीर, मीरा, अर्जुन, नेहा, साहिल, पूजा, आदित्य, कविता"
+        ),
+        words("शर्मा, वर्मा, गुप्ता, सिंह, पटेल, जोशी, मेहता, राव, अग्रवाल, चौधरी, नायर, मिश्रा, कपूर, देसाई"),
         ("+91 9#### #####", "+91 8#### #####"),
         weight=1,
     ),
@@ -198,12 +238,13 @@ def alarm_label(rng: random.Random) -> str:
     """ "Gym", "Piano practice 🎹", "Pick up Léa", "Call 美咲"."""
     shape = rng.randrange(4)
     if shape == 0:
-        return rng.choice(_ACTIVITIES)
+        return f"{rng.choice(_ACTIVITIES)} with {first_name(rng)}"
     if shape == 1:
-        return f"{rng.choice(_ACTIVITIES)} {rng.choice(_EMOJI)}"
+        return f"{rng.choice(_ACTIVITIES)} {rng.choice(_EMOJI)} {rng.randrange(1, 100)}"
     if shape == 2:
-        return _with_person(rng, ("Pick up {first}", "Call {first}", "Wake {first}"))
-    return f"{rng.choice(_ACTIVITIES)} {rng.randrange(1, 10)}"
+        verb = _with_person(rng, ("Pick up {first}", "Call {first}", "Wake {first}"))
+        return f"{verb} {rng.choice(_EMOJI)}"
+    return f"{rng.choice(_ACTIVITIES)} #{rng.randrange(1, 100)}"
 
 
 def unlike(rng: random.Random, make: Callable[[random.Random], str], taken: Collection[str]) -> str:
@@ -245,15 +286,15 @@ def message_text(rng: random.Random) -> str:
     shapes = (
         lambda: f"Running {minutes} min late {rng.choice(_EMOJI)}",
         lambda: f"See you at {rng.choice(_PLACES)} at {hour}:{rng.randrange(0, 60, 5):02d}",
-        lambda: f"Can you bring the {rng.choice(_THINGS)}?",
+        lambda: f"Can you bring the {rng.choice(_THINGS)} at {hour}?",
         lambda: f"Don't forget the {rng.choice(_THINGS)} for {first}",
         lambda: f"Happy birthday {first}! {rng.choice(('🎉', '🎂', '🥳'))}",
         lambda: f"¿Llegas a {rng.choice(_PLACES_ES)} a las {hour}?",
-        lambda: f"Ça marche, à {rng.choice(_DAYS_FR)} {hour}h !",
-        lambda: f"明天{hour}点在{rng.choice(_PLACES_ZH)}见",
+        lambda: f"Ça marche, à {rng.choice(_DAYS_FR)} {hour}h{rng.randrange(0, 60, 5):02d} !",
+        lambda: f"明天{hour}点{minutes}分在{rng.choice(_PLACES_ZH)}见",
         lambda: f"Буду в {rng.choice(_PLACES_RU)} через {minutes} минут",
-        lambda: f"نلتقي في {rng.choice(_PLACES_AR)} الساعة {hour}",
-        lambda: f"Table for {rng.randrange(2, 9)} booked at {hour} pm 🍽️",
+        lambda: f"نلتقي في {rng.choice(_PLACES_AR)} الساعة {hour}:{minutes}",
+        lambda: f"Table for {rng.randrange(2, 9)} booked at {hour}:{minutes} pm 🍽️",
         lambda: f"Bus {rng.randrange(1, 300)} is delayed, I'm {minutes} min away",
     )
     return rng.choice(shapes)()
@@ -396,6 +437,6 @@ _FOLDER_KINDS = words(
 
 
 def notebook_folder(rng: random.Random) -> str:
-    """ "BookNotes", "TravelItineraries2025"."""
-    year = str(rng.randrange(2015, 2031)) if rng.random() < 0.6 else ""
+    """ "BookNotes2019", "TravelItineraries2025"."""
+    year = rng.randrange(2000, 2031)
     return f"{rng.choice(_FOLDER_SUBJECTS)}{rng.choice(_FOLDER_KINDS)}{year}"

@@ -24,18 +24,18 @@ from simulator.tasks.base import (
 )
 
 _TITLE_SHAPES = (
-    "Complete {doc}",
-    "Review {doc}",
+    "Complete {doc} for {first}",
+    "Review {doc} v{n}",
     "Submit {doc} for {month}",
     "Draft {doc} v{n}",
     "Call {first} for follow-up",
     "Email {first} about {topic}",
-    "Book flights to {city}",
+    "Book flights to {city} for {first}",
     "Plan {topic} with {first}",
     "Renouveler le passeport de {first}",
     "Comprar regalo para {first}",
-    "Prepare slides for {topic}",
-    "Pay the {bill} bill",
+    "Prepare {n} slides for {topic}",
+    "Pay the {bill} bill for {month}",
     "Order {n} {item}",
 )
 
