@@ -1,14 +1,15 @@
-"""`phone-agent`: one entry point; each subcommand lives in the package that owns its job.
+"""`phone-agent`: one entry point. Every subcommand is declared in `agent/commands/`, the one
+place that composes packages; its handler calls the library of the package that owns its job.
 
 A command module exposes `register(subparsers)`, which adds its parsers and sets `handler` on
 each to a function `(args) -> int` (the exit code). Modules import heavy dependencies (vLLM,
 torch, the simulator's apps) inside their handlers so the CLI starts fast and works without the
 serving stack.
 
-Errors are one line on stderr: exit 2 for bad input (`cli_common.errors.UsageError`, which
-every package's errors for bad input subclass), 1 otherwise; `--debug`, before or after the
-command, adds the traceback. A reader that goes away (`| head`) does not change the exit code:
-what is written after it left is dropped.
+Errors are one line on stderr: exit 2 for bad input (`BAD_INPUT`: the bases that every
+package's errors for bad input subclass), 1 otherwise; `--debug`, before or after the command,
+adds the traceback. A reader that goes away (`| head`) does not change the exit code: what is
+written after it left is dropped.
 """
 
 from __future__ import annotations
@@ -21,7 +22,12 @@ import traceback
 from collections.abc import Sequence
 from typing import Any, TextIO, cast
 
-from cli_common.errors import UsageError
+from devices.errors import UsageError
+from serving.errors import ServingUsageError
+
+# Bad input, whichever package found it. serving imports nothing of ours, so it has a base of
+# its own; every other package's errors for bad input subclass `UsageError`.
+BAD_INPUT = (UsageError, ServingUsageError)
 
 COMMAND_MODULES = (
     "agent.commands.run",
@@ -129,7 +135,7 @@ def _run(args_list: list[str], debug: bool) -> int:
             traceback.print_exc()
         lines = str(exc).strip().splitlines()
         print(f"error: {lines[0] if lines else type(exc).__name__}", file=sys.stderr)
-        return UsageError.exit_code if isinstance(exc, UsageError) else 1
+        return 2 if isinstance(exc, BAD_INPUT) else 1
 
 
 class _Outliving:

@@ -19,7 +19,7 @@ from typing import cast
 
 from lxml import etree
 
-from cli_common.errors import UsageError
+from devices.errors import UsageError
 
 _BOUNDS = re.compile(r"\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]")
 _HIERARCHY_OPEN = re.compile(r"<hierarchy[\s>/]")

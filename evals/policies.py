@@ -30,7 +30,7 @@ from agent.model_client import (
     PolicyError,
 )
 from agent.trajectory import EpisodeRecord, StepRecord, read_trajectory
-from cli_common.errors import UsageError
+from devices.errors import UsageError
 from evals.faulty import FAULT_MODES
 
 PolicyKind = Literal["llm", "oracle", "replay", "faulty"]

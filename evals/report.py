@@ -21,7 +21,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from agent.trajectory import EndRecord, EpisodeRecord, StepRecord, read_trajectory
-from cli_common.errors import UsageError
+from devices.errors import UsageError
 from evals.results import (
     EpisodeOutcome,
     EvalReport,

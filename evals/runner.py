@@ -38,7 +38,7 @@ from agent.trajectory import (
     StepRecord,
     StopReason,
 )
-from cli_common.errors import UsageError
+from devices.errors import UsageError
 from evals.detours import DETOUR_EXTRA_STEPS, Detour, start_from_detour
 from evals.faulty import FaultyPolicy
 from evals.oracle import OraclePolicy

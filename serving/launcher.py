@@ -28,13 +28,13 @@ from typing import Literal
 import httpx
 from pydantic import BaseModel
 
-from cli_common.errors import UsageError
 from serving.checkpoint import (
     CHAT_TEMPLATE_FILE,
     SparkConfig,
     bundled_checkpoint,
     user_cache_dir,
 )
+from serving.errors import ServingUsageError
 from serving.kv_budget import CPU_BLOCK_SIZE, kv_cache_budget
 
 DEFAULT_HUB_MODEL = "XHToken/Spark-X2.5-1.7B"
@@ -71,7 +71,7 @@ class CompileTooSlow(ServeError):
     """torch.compile did not finish within the limit; the caller serves eager instead."""
 
 
-class ModelNotAvailable(ServeError, UsageError):
+class ModelNotAvailable(ServeError, ServingUsageError):
     """The model named on the command line cannot be had (bad path, offline hub id)."""
 
 

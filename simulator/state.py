@@ -61,7 +61,7 @@ from typing import Any, Literal, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from cli_common.errors import UsageError
+from devices.errors import UsageError
 
 LAUNCHER = "com.google.android.apps.nexuslauncher"
 SETTINGS = "com.android.settings"

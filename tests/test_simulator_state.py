@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from devices.errors import UsageError
 from simulator import STATE_KEYS, Simulator, StateError, parse_state_assignment
 from simulator.state import CLOCK, parse_state_assignments
 
@@ -53,7 +54,8 @@ def test_json_lists() -> None:
 def test_bad_assignments_are_one_line_errors(assignment: str, message: str) -> None:
     with pytest.raises(StateError, match=message) as caught:
         parse_state_assignment(assignment)
-    assert caught.value.exit_code == 2 and "\n" not in str(caught.value)
+    assert isinstance(caught.value, UsageError)  # the CLI exits with 2
+    assert "\n" not in str(caught.value)
 
 
 def test_later_assignments_win() -> None:

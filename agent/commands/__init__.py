@@ -1,1 +1,3 @@
-"""Command-line subcommands of the agent side; each module registers its own parsers."""
+"""The subcommands of `phone-agent`, every package's: each module declares its parsers and
+their handlers, which call the library of the package that does the work. The argparse types
+and the command groups are shared here too."""

@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from agent.commands.command_groups import command_group
 from agent.commands.model_server import add_model_server_arguments, model_client_settings
-from cli_common.command_groups import command_group
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

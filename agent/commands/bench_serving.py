@@ -16,9 +16,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cli_common.arguments import int_at_least
-from cli_common.command_groups import command_group
-from cli_common.errors import UsageError
+from agent.commands.arguments import int_at_least
+from agent.commands.command_groups import command_group
+from devices.errors import UsageError
 from serving.bench import parse_counts
 
 if TYPE_CHECKING:

@@ -12,8 +12,8 @@ import argparse
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Literal, assert_never
 
-from cli_common.arguments import port, utf8_text
-from cli_common.errors import UsageError
+from agent.commands.arguments import port, utf8_text
+from devices.errors import UsageError
 
 if TYPE_CHECKING:
     from devices.base import Device

@@ -14,7 +14,7 @@ import argparse
 import json
 
 from agent.commands.reading import read_input
-from cli_common.errors import UsageError
+from devices.errors import UsageError
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

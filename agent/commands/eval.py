@@ -8,13 +8,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agent.commands.arguments import positive_int
 from agent.commands.model_server import (
     add_model_server_arguments,
     add_thinking_argument,
     model_client_settings,
 )
-from cli_common.arguments import positive_int
-from cli_common.errors import UsageError
+from devices.errors import UsageError
 
 if TYPE_CHECKING:
     from agent.model_client import ClientSettings

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from cli_common.arguments import (
+from agent.commands.arguments import (
     non_negative_float,
     non_negative_int,
     positive_float,

@@ -18,7 +18,7 @@ import json
 from typing import Any
 
 from agent.commands.reading import STDIN, read_input
-from cli_common.errors import UsageError
+from devices.errors import UsageError
 
 # Keys of an OpenAI chat message; a JSON object with other keys is a reply's text.
 _MESSAGE_KEYS = frozenset(

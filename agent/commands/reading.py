@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from cli_common.errors import UsageError
+from devices.errors import UsageError
 
 STDIN = "-"
 

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from agent.commands.arguments import positive_float, positive_int, utf8_text
 from agent.commands.device_choice import (
     add_device_arguments,
     device_from_arguments,
@@ -22,8 +23,7 @@ from agent.commands.model_server import (
     add_thinking_argument,
     model_client_settings,
 )
-from cli_common.arguments import positive_float, positive_int, utf8_text
-from cli_common.errors import UsageError
+from devices.errors import UsageError
 
 
 def register(subparsers: Any) -> None:

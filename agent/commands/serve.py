@@ -14,8 +14,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cli_common.arguments import positive_int
-from cli_common.errors import UsageError
+from agent.commands.arguments import positive_int
+from devices.errors import UsageError
 
 if TYPE_CHECKING:
     import subprocess

@@ -6,8 +6,8 @@ import argparse
 import errno
 import sys
 
-from cli_common.command_groups import command_group
-from cli_common.errors import UsageError
+from agent.commands.command_groups import command_group
+from devices.errors import UsageError
 
 DEFAULT_PORT = 5037  # where adb clients look first; pass --port when a real ADB server runs
 

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from cli_common.command_groups import command_group
+from agent.commands.command_groups import command_group
 
 if TYPE_CHECKING:
     from evals.fidelity import FidelityReport
@@ -34,7 +34,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def _handle_fidelity(args: argparse.Namespace) -> int:
-    from cli_common.errors import UsageError
+    from devices.errors import UsageError
     from evals.fidelity import FidelityError, measure
 
     corpus: Path = args.corpus

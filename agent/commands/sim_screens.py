@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from cli_common.command_groups import command_group
+from agent.commands.command_groups import command_group
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -10,8 +10,8 @@ import importlib.util
 from pathlib import Path
 from typing import Any
 
-from cli_common.arguments import positive_int
-from cli_common.errors import UsageError
+from agent.commands.arguments import positive_int
+from devices.errors import UsageError
 
 
 class BadInput(UsageError):

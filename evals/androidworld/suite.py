@@ -18,7 +18,7 @@ import argparse
 from datetime import datetime
 from pathlib import Path
 
-from cli_common.errors import UsageError
+from devices.errors import UsageError
 
 INSTALL_HINT = (
     "android_world is not installed (it is not on PyPI): clone google-research/android_world, "

@@ -1,7 +1,7 @@
 """Benchmarks behind `phone-agent bench prompt|step`: what a screen costs the model, what a step
 costs. The model server's own benchmarks live in `serving.bench`."""
 
-from cli_common.errors import UsageError
+from devices.errors import UsageError
 
 
 class BenchInputError(UsageError, ValueError):

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel
 
-from cli_common.errors import UsageError
+from serving.errors import ServingUsageError
 from serving.quantization.probe import W4A16_METHOD
 
 Scheme = Literal["w4a16", "w4a8", "w8a8"]
@@ -53,7 +53,7 @@ if TYPE_CHECKING:
     import torch
 
 
-class QuantizeError(UsageError):
+class QuantizeError(ServingUsageError):
     """The source cannot be quantized as asked (bad input: exit code 2)."""
 
 

@@ -30,16 +30,16 @@ from typing import IO, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from cli_common.errors import UsageError
 from serving import spark_format
 from serving.checkpoint import chat_template_text
+from serving.errors import ServingUsageError
 
 ASSISTANT_OPENING = spark_format.BOS + "<|Bot|>" + spark_format.THINK_END
 # Below this many demonstrations, tokenizing in worker processes costs more than it saves.
 _PARALLEL_FROM = 2000
 
 
-class DemoError(UsageError, ValueError):
+class DemoError(ServingUsageError, ValueError):
     """A demonstration file that cannot be used; reported in one line."""
 
 

@@ -1,5 +1,5 @@
-"""Commands whose subcommands come from several packages: `sim` (the simulator's own, the
-oracle's screen catalogue, the fidelity score) and `bench` (the agent's benchmarks and the model
+"""Commands whose subcommands come from several modules: `sim` (the ADB server, the oracle's
+screen catalogue, the fidelity score) and `bench` (the agent's benchmarks and the model
 server's)."""
 
 from __future__ import annotations
