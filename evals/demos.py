@@ -32,7 +32,7 @@ from pydantic import BaseModel
 
 from agent.loop import RunSettings, run_episode
 from agent.model_client import ClientSettings, DecisionRequest, ModelReply, Policy, chat_request
-from cli_common.errors import UsageError
+from devices.errors import UsageError
 from evals.detours import DETOUR_EXTRA_STEPS, start_from_detour
 from evals.goal_wording import training_goal_template
 from evals.oracle import OraclePolicy
