@@ -72,7 +72,7 @@ def _expenses(rng: random.Random, count: int) -> list[dict[str, object]]:
     chosen: dict[str, str] = {}
     while len(chosen) < count:
         name, category = _expense_name(rng)
-        if name.casefold() not in {n.casefold() for n in chosen}:
+        if not pools.clashes(name, chosen):
             chosen[name] = category
     return [
         {

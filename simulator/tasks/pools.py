@@ -247,17 +247,24 @@ def alarm_label(rng: random.Random) -> str:
     return f"{rng.choice(_ACTIVITIES)} #{rng.randrange(1, 100)}"
 
 
+def clashes(value: str, taken: Collection[str]) -> bool:
+    """Whether `value` starts one of `taken` or starts with one, compared without case: plans
+    find a row by the start of its label, so "Coffee 12" must not share a screen with
+    "Coffee 123"."""
+    folded = value.casefold()
+    return any(folded.startswith(t.casefold()) or t.casefold().startswith(folded) for t in taken)
+
+
 def unlike(rng: random.Random, make: Callable[[random.Random], str], taken: Collection[str]) -> str:
-    """A value of `make` that is none of `taken`, compared without case."""
-    taken_folded = {value.casefold() for value in taken}
+    """A value of `make` that does not clash with any of `taken`."""
     while True:
         value = make(rng)
-        if value.casefold() not in taken_folded:
+        if not clashes(value, taken):
             return value
 
 
 def distinct(rng: random.Random, make: Callable[[random.Random], str], count: int) -> list[str]:
-    """`count` different values of `make`, compared without case."""
+    """`count` values of `make`, none the start of another."""
     values: list[str] = []
     while len(values) < count:
         values.append(unlike(rng, make, values))

@@ -88,11 +88,11 @@ FIELDS = ("title", "description", "servings", "prep_time", "ingredients", "direc
 
 
 def _recipes(rng: random.Random, count: int) -> list[dict[str, str]]:
-    """`count` recipes with different titles."""
+    """`count` recipes, no title the start of another."""
     recipes: list[dict[str, str]] = []
     while len(recipes) < count:
         recipe = _recipe(rng)
-        if recipe["title"].casefold() not in {r["title"].casefold() for r in recipes}:
+        if not pools.clashes(recipe["title"], [r["title"] for r in recipes]):
             recipes.append(recipe)
     return recipes
 
