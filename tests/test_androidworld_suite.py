@@ -161,6 +161,58 @@ def test_a_run_that_fails_still_closes_the_emulator(
     assert world.emulator.closed
 
 
+def test_the_emulator_and_suite_options_reach_androidworld_and_default_to_its_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    played: list[dict[str, list[Any]]] = []
+
+    def record(suite: Any, agent: Any, checkpointer: Any) -> list[dict[str, Any]]:
+        played.append(dict(suite))
+        return []
+
+    world = install(monkeypatch, {}, AndroidWorld(registry(), run_suite=record))
+    assert eval_androidworld(tmp_path / "defaults", "SystemWifiTurnOn") == 0
+    given = [
+        "--console-port",
+        "5556",
+        "--perform-emulator-setup",
+        "--n-task-combinations",
+        "2",
+        "--task-random-seed",
+        "7",
+    ]
+    run_dir = str(tmp_path / "given")
+    assert main(["eval", "--suite", "androidworld", "--run-dir", run_dir, *given]) == 0
+
+    assert world.env_launches == [
+        {"console_port": 5554, "emulator_setup": False},
+        {"console_port": 5556, "emulator_setup": True},
+    ]
+    assert [len(played[0]["SystemWifiTurnOn"]), len(played[1]["SystemWifiTurnOn"])] == [1, 2]
+    assert sorted(played[1]) == ["SystemAndroidVersion", "SystemWifiTurnOn"]  # no --tasks: all
+
+
+@pytest.mark.parametrize(
+    ("option", "refusal"),
+    [
+        (["--policy", "oracle"], "only --policy llm runs there"),
+        (["--guards", "both"], "--guards is on or off there"),
+    ],
+)
+def test_options_androidworld_cannot_run_are_refused_before_the_emulator_is_touched(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    option: list[str],
+    refusal: str,
+) -> None:
+    world = install(monkeypatch, {}, AndroidWorld(registry()))
+    assert main(["eval", "--suite", "androidworld", "--run-dir", str(tmp_path), *option]) == 2
+    error = capsys.readouterr().err.strip().splitlines()
+    assert len(error) == 1 and refusal in error[0]
+    assert world.env_launches == [] and world.suites == []
+
+
 @pytest.fixture
 def stray_android_world_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """A folder named android_world on the path, as a clone's parent directory gives."""

@@ -144,10 +144,8 @@ _AW_ONLY = ("console_port", "n_task_combinations", "task_random_seed", "adb_path
 
 def _handle_eval(args: argparse.Namespace) -> int:
     if args.suite == "androidworld":
-        from evals.androidworld.suite import run_androidworld
-
-        return run_androidworld(args)
-    used = [name for name in _AW_ONLY if getattr(args, name) is not None]
+        return _eval_androidworld(args)
+    used = list(_androidworld_options_given(args))
     if used or args.perform_emulator_setup:
         flag = "--" + (used[0] if used else "perform_emulator_setup").replace("_", "-")
         raise UsageError(f"eval: {flag} applies to --suite androidworld only")
@@ -156,6 +154,29 @@ def _handle_eval(args: argparse.Namespace) -> int:
 
         return export_command(args)
     return _eval_sim(args)
+
+
+def _eval_androidworld(args: argparse.Namespace) -> int:
+    if args.policy != "llm":
+        raise UsageError("eval --suite androidworld: only --policy llm runs there")
+    if args.guards == "both":
+        raise UsageError("eval --suite androidworld: --guards is on or off there")
+    from evals.androidworld.suite import SuiteOptions, run_androidworld
+
+    options = SuiteOptions(
+        task_patterns=args.tasks,
+        perform_emulator_setup=args.perform_emulator_setup,
+        guards=args.guards == "on",
+        **_androidworld_options_given(args),
+    )
+    run_dir = args.run_dir or RUNS_DIR / f"androidworld-{datetime.now():%Y%m%d-%H%M%S}"
+    return run_androidworld(model_client_settings(args), run_dir, options)
+
+
+def _androidworld_options_given(args: argparse.Namespace) -> dict[str, Any]:
+    """The androidworld-only options on the command line; one left out keeps `SuiteOptions`'
+    default, AndroidWorld's own."""
+    return {name: getattr(args, name) for name in _AW_ONLY if getattr(args, name) is not None}
 
 
 def _eval_sim(args: argparse.Namespace) -> int:

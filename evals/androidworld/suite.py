@@ -7,18 +7,22 @@ checkpointer (a run directory given again resumes: finished task instances are s
 new trajectories are numbered after the ones there) and let AndroidWorld score it.
 AndroidWorld counts a task only when the agent said it is done.
 
-`--tasks` takes the same globs and substrings as the simulator suite; they are resolved
+Task patterns are the same globs and substrings as the simulator suite's; they are resolved
 against AndroidWorld's registry before the emulator is touched, since AndroidWorld itself
 takes exact names only. The emulator connection is closed however the run ends.
 """
 
 from __future__ import annotations
 
-import argparse
-from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pydantic import BaseModel, ConfigDict, PositiveInt
 
 from devices.errors import UsageError
+
+if TYPE_CHECKING:
+    from agent.model_client import ClientSettings
 
 INSTALL_HINT = (
     "android_world is not installed (it is not on PyPI): clone google-research/android_world, "
@@ -29,14 +33,27 @@ _SUITE_FAMILY = "android_world"
 
 
 class AndroidWorldMissing(UsageError, RuntimeError):
-    """AndroidWorld is not installed, or the options ask for what it cannot run."""
+    """AndroidWorld is not installed."""
 
 
-def run_androidworld(args: argparse.Namespace) -> int:
-    if args.policy != "llm":
-        raise AndroidWorldMissing("eval --suite androidworld: only --policy llm runs there")
-    if args.guards == "both":
-        raise AndroidWorldMissing("eval --suite androidworld: --guards is on or off there")
+class SuiteOptions(BaseModel):
+    """Which task instances to play, on which emulator, and whether the loop's guards are on;
+    the defaults are AndroidWorld's `run.py`'s."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    task_patterns: str | None = None  # comma-separated names, globs or substrings; None: all
+    n_task_combinations: PositiveInt = 1
+    task_random_seed: int = 30
+    console_port: PositiveInt = 5554
+    adb_path: str | None = None  # None: the Android SDK's
+    perform_emulator_setup: bool = False
+    guards: bool = True
+
+
+def run_androidworld(client_settings: ClientSettings, run_dir: Path, options: SuiteOptions) -> int:
+    """Play AndroidWorld's suite with the model that `client_settings` reaches; checkpoints and
+    trajectories go in `run_dir`, and one given again resumes there."""
     try:
         # The modules themselves, not just a folder of that name somewhere on the path.
         from android_world import checkpointer, registry, suite_utils
@@ -46,7 +63,6 @@ def run_androidworld(args: argparse.Namespace) -> int:
     except ImportError as exc:
         raise AndroidWorldMissing(f"{INSTALL_HINT} ({exc})") from None
 
-    from agent.commands.model_server import model_client_settings
     from agent.loop import RunSettings
     from agent.model_client import ModelClient
     from evals.androidworld.step import AgentStepper
@@ -54,22 +70,25 @@ def run_androidworld(args: argparse.Namespace) -> int:
 
     task_registry = registry.TaskRegistry().get_registry(family=_SUITE_FAMILY)
     # android_world takes exact names only, and checks them after the emulator is set up.
-    tasks = select_names(args.tasks, sorted(task_registry)) if args.tasks else None
-    run_dir: Path = args.run_dir or Path("runs") / f"androidworld-{datetime.now():%Y%m%d-%H%M%S}"
-    client = ModelClient(model_client_settings(args))
+    tasks = (
+        select_names(options.task_patterns, sorted(task_registry))
+        if options.task_patterns
+        else None
+    )
+    client = ModelClient(client_settings)
     env = None
     try:
         model_name = client.model_name()
-        launch_options = {"adb_path": args.adb_path} if args.adb_path else {}
+        launch_options = {"adb_path": options.adb_path} if options.adb_path else {}
         env = env_launcher.load_and_setup_env(
-            console_port=args.console_port or 5554,
-            emulator_setup=args.perform_emulator_setup,
+            console_port=options.console_port,
+            emulator_setup=options.perform_emulator_setup,
             **launch_options,
         )
         suite = suite_utils.create_suite(
             task_registry,
-            n_task_combinations=args.n_task_combinations or 1,
-            seed=30 if args.task_random_seed is None else args.task_random_seed,
+            n_task_combinations=options.n_task_combinations,
+            seed=options.task_random_seed,
             tasks=tasks,
         )
         suite.suite_family = _SUITE_FAMILY
@@ -77,7 +96,7 @@ def run_androidworld(args: argparse.Namespace) -> int:
             client,
             run_dir / "trajectories",
             settings=RunSettings(),
-            guards=args.guards == "on",
+            guards=options.guards,
             model_name=model_name,
         )
         agent = PhoneAgent(env, stepper)
