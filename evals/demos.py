@@ -284,7 +284,7 @@ def _open_for_writing(path: Path) -> Any:
     return path.open("w", encoding="utf-8")
 
 
-# --- `phone-agent eval --export-demos` ---------------------------------------------------------
+# --- the seeds `phone-agent eval --export-demos` takes ----------------------------------------
 
 
 def parse_seed_range(text: str) -> range:
@@ -298,48 +298,3 @@ def parse_seed_range(text: str) -> range:
     if stop <= start:
         raise DemoSplitError(f"--demo-seeds {text}: the range is empty")
     return range(start, stop)
-
-
-def export_command(args: Any) -> int:
-    """Record the oracle on the selected tasks' training seeds and phrasings into a file."""
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-
-    from evals.runner import select_tasks
-
-    if args.policy != "oracle":
-        raise DemoSplitError("eval --export-demos records the oracle: pass --policy oracle")
-    episodes = plan_demo_episodes(
-        select_tasks(args.tasks),
-        parse_seed_range(args.demo_seeds),
-        args.demo_thinking,
-        detours=args.detour,
-    )
-    console = Console(stderr=True, highlight=False)
-    progress = Progress(
-        TextColumn("[bold]demos[/]"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        console=console,
-        transient=True,
-    )
-    bar = progress.add_task("demos", total=len(episodes))
-    with progress:
-        summary = export_demos(
-            episodes,
-            args.export_demos,
-            workers=args.parallel,
-            on_episode=lambda episode, ok: progress.advance(bar),
-        )
-    print(
-        f"{summary.decisions} decisions ({summary.distinct} distinct) written to {summary.path} "
-        f"from {summary.episodes} episodes"
-    )
-    if summary.failed_episodes:
-        shown = ", ".join(summary.failed_episodes[:5])
-        more = len(summary.failed_episodes) - 5
-        console.print(
-            f"[yellow]{len(summary.failed_episodes)} oracle episode(s) did not succeed and were "
-            f"left out: {shown}{f', ... ({more} more)' if more > 0 else ''}[/]"
-        )
-    return 0

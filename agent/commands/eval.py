@@ -150,10 +150,54 @@ def _handle_eval(args: argparse.Namespace) -> int:
         flag = "--" + (used[0] if used else "perform_emulator_setup").replace("_", "-")
         raise UsageError(f"eval: {flag} applies to --suite androidworld only")
     if args.export_demos is not None:
-        from evals.demos import export_command
-
-        return export_command(args)
+        return _export_demos(args)
     return _eval_sim(args)
+
+
+def _export_demos(args: argparse.Namespace) -> int:
+    """Record the oracle on the selected tasks' training seeds and phrasings into a file."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    from evals.demos import DemoSplitError, export_demos, parse_seed_range, plan_demo_episodes
+    from evals.runner import select_tasks
+
+    if args.policy != "oracle":
+        raise DemoSplitError("eval --export-demos records the oracle: pass --policy oracle")
+    episodes = plan_demo_episodes(
+        select_tasks(args.tasks),
+        parse_seed_range(args.demo_seeds),
+        args.demo_thinking,
+        detours=args.detour,
+    )
+    console = Console(stderr=True, highlight=False)
+    progress = Progress(
+        TextColumn("[bold]demos[/]"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        console=console,
+        transient=True,
+    )
+    bar = progress.add_task("demos", total=len(episodes))
+    with progress:
+        summary = export_demos(
+            episodes,
+            args.export_demos,
+            workers=args.parallel,
+            on_episode=lambda episode, ok: progress.advance(bar),
+        )
+    print(
+        f"{summary.decisions} decisions ({summary.distinct} distinct) written to {summary.path} "
+        f"from {summary.episodes} episodes"
+    )
+    if summary.failed_episodes:
+        shown = ", ".join(summary.failed_episodes[:5])
+        more = len(summary.failed_episodes) - 5
+        console.print(
+            f"[yellow]{len(summary.failed_episodes)} oracle episode(s) did not succeed and were "
+            f"left out: {shown}{f', ... ({more} more)' if more > 0 else ''}[/]"
+        )
+    return 0
 
 
 def _eval_androidworld(args: argparse.Namespace) -> int:
