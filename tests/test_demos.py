@@ -141,3 +141,21 @@ def test_detour_episodes_show_the_way_back(tmp_path: Path) -> None:
     for (name, seed, source), turn in firsts.items():
         if source == "detour":
             assert turn != firsts[(name, seed, "plan")]
+
+
+def test_the_export_command_writes_training_seeds_and_refuses_held_out_ones(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from agent.cli import main
+
+    path = tmp_path / "demos.jsonl"
+    export = ["eval", "--suite", "sim", "--policy", "oracle", "--tasks", "SystemWifiTurnOn"]
+    assert main([*export, "--export-demos", str(path), "--demo-seeds", "100-101"]) == 0
+    lines = read_lines(path)
+    assert {line["seed"] for line in lines} == {100, 101}
+    assert "decisions" in capsys.readouterr().out
+
+    assert main([*export, "--export-demos", str(path), "--demo-seeds", "99-100"]) == 2
+    assert "held out" in capsys.readouterr().err
+    assert main(["eval", "--policy", "llm", "--export-demos", str(path)]) == 2
+    assert "--policy oracle" in capsys.readouterr().err
