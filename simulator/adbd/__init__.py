@@ -9,8 +9,9 @@ The names below load on first use, so that listing the `sim` commands stays fast
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from simulator.lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
     from simulator.adbd.android import PhoneSession
@@ -41,7 +42,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _HOMES:
-        raise AttributeError(f"module 'simulator.adbd' has no attribute {name!r}")
-    return getattr(importlib.import_module(_HOMES[name]), name)
+__getattr__ = lazy_exports(__name__, _HOMES)
