@@ -27,9 +27,9 @@ HELD_OUT_TASKS = (
     "SystemWifiTurnOn",
     "SystemBluetoothTurnOff",
     "ClockAlarmTurnOff",
-    "ContactsAddContact",
-    "SimpleSmsSend",
+    "SimpleSmsReply",
     "SimpleCalendarDeleteOneEvent",
+    "ExpenseDeleteSingle",
 )
 
 
