@@ -1,4 +1,4 @@
-"""Every command reads its values and reports bad input the same way, whichever package owns it;
+"""Every command reads its values and reports bad input the same way, whatever it drives;
 the commands that ask a model server take the same options and make the same client of them."""
 
 from __future__ import annotations
