@@ -237,7 +237,9 @@ def server_command(
         "-m",
         "vllm.entrypoints.openai.api_server",
         "--model",
-        str(model.path),
+        # absolute: the server runs in the state directory, where a relative path would name
+        # nothing and vLLM would look for it on the hub
+        str(model.path.resolve()),
         "--served-model-name",
         model.served_name,
         "--host",

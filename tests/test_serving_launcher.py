@@ -46,6 +46,17 @@ def test_command_carries_what_spark_needs_on_a_cpu(tmp_path: Path) -> None:
     assert flag(command, "--worker-cls") == launcher.WORKER_CLASS
 
 
+def test_a_relative_checkpoint_path_reaches_the_server_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `quantize ./ckpt OUT --compare` serves both directories from the state directory.
+    write_config(tmp_path / "ckpt")
+    monkeypatch.chdir(tmp_path)
+    model = launcher.ResolvedModel(Path("ckpt"), "ckpt", "local")
+    command = launcher.server_command(model, launcher.ServeSettings())
+    assert flag(command, "--model") == str((tmp_path / "ckpt").resolve())
+
+
 def test_the_worker_class_is_vllms_cpu_worker_with_a_short_compile_pass() -> None:
     pytest.importorskip("vllm")
     import importlib
