@@ -12,9 +12,7 @@ be checked end to end.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
@@ -22,9 +20,8 @@ import pytest
 
 pytest.importorskip("vllm")
 
-from serving import launcher
-from serving.launcher import ServerRecord, group_members
-from tests.cli_process import run_cli
+from serving.launcher import group_members
+from tests.cli_process import DetachedServer, run_cli, serve_detached
 
 pytestmark = pytest.mark.slow
 
@@ -42,38 +39,14 @@ WIFI_TOOL = {
 }
 
 
-@dataclass
-class Server:
-    base_url: str
-    port: int
-    env: dict[str, str]
-    record: ServerRecord
-
-
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    cache = tmp_path_factory.mktemp("cache")
-    env = {**os.environ, "XDG_CACHE_HOME": str(cache)}
-    port = launcher.free_port()
-    started = run_cli(
-        "serve",
-        "--model",
-        "tiny",
-        "--port",
-        str(port),
-        "--detach",
-        env=env,
-        timeout=900,
-    )
-    assert started.returncode == 0, started.stderr[-3000:]
-    base_url = started.stdout.strip().splitlines()[-1]
-    record_file = cache / "phone-agent" / "serve" / f"server-{port}.json"
-    record = ServerRecord.model_validate_json(record_file.read_text())
-    yield Server(base_url, port, env, record)
-    run_cli("serve", "--stop", "--port", str(port), env=env, timeout=120)
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DetachedServer]:
+    served = serve_detached("--model", "tiny", cache=tmp_path_factory.mktemp("cache"))
+    yield served
+    run_cli("serve", "--stop", "--port", str(served.port), env=served.env, timeout=120)
 
 
-def chat(server: Server, **body: object) -> dict:
+def chat(server: DetachedServer, **body: object) -> dict:
     response = httpx.post(
         f"{server.base_url}/chat/completions",
         json={"model": "tiny", "max_tokens": 48, **body},
@@ -83,7 +56,7 @@ def chat(server: Server, **body: object) -> dict:
     return response.json()["choices"][0]
 
 
-def test_the_default_start_is_compiled_on_this_cpu_and_answers(server: Server) -> None:
+def test_the_default_start_is_compiled_on_this_cpu_and_answers(server: DetachedServer) -> None:
     log = Path(server.record.log).read_text(encoding="utf-8", errors="replace")
     assert "enforce_eager=False" in log and "quantization=phone_agent_w4a16" in log
     assert "Warming up done" in log  # the compile pass ran
@@ -91,7 +64,7 @@ def test_the_default_start_is_compiled_on_this_cpu_and_answers(server: Server) -
     assert choice["message"]["reasoning"] or choice["message"]["content"]
 
 
-def test_a_first_prompt_of_two_tokens_is_served(server: Server) -> None:
+def test_a_first_prompt_of_two_tokens_is_served(server: DetachedServer) -> None:
     # On AMX CPUs this request killed the worker (SIGILL) before tile permission was requested.
     response = httpx.post(
         f"{server.base_url}/completions",
@@ -102,13 +75,13 @@ def test_a_first_prompt_of_two_tokens_is_served(server: Server) -> None:
     assert len(response.json()["choices"][0]["text"]) > 0
 
 
-def test_models_lists_the_served_checkpoint(server: Server) -> None:
+def test_models_lists_the_served_checkpoint(server: DetachedServer) -> None:
     listing = httpx.get(f"{server.base_url}/models", timeout=10).json()
     assert [model["id"] for model in listing["data"]] == ["tiny"]
     assert listing["data"][0]["max_model_len"] == 8192  # the default context
 
 
-def test_required_tool_choice_returns_a_parsed_call(server: Server) -> None:
+def test_required_tool_choice_returns_a_parsed_call(server: DetachedServer) -> None:
     choice = chat(
         server,
         messages=[{"role": "user", "content": "Turn on Wi-Fi"}],
@@ -125,7 +98,7 @@ def test_required_tool_choice_returns_a_parsed_call(server: Server) -> None:
     assert json.loads(calls[0]["function"]["arguments"])["state"] in ("on", "off")
 
 
-def test_thinking_reply_is_split_into_reasoning_and_content(server: Server) -> None:
+def test_thinking_reply_is_split_into_reasoning_and_content(server: DetachedServer) -> None:
     choice = chat(
         server,
         messages=[{"role": "user", "content": "Hi"}],
@@ -139,7 +112,7 @@ def test_thinking_reply_is_split_into_reasoning_and_content(server: Server) -> N
     assert message["reasoning"] and "</think>" not in message["reasoning"]
 
 
-def test_agent_runs_three_steps_on_the_simulator(server: Server, tmp_path: Path) -> None:
+def test_agent_runs_three_steps_on_the_simulator(server: DetachedServer, tmp_path: Path) -> None:
     trajectory = tmp_path / "run.jsonl"
     result = run_cli(
         "run",
@@ -168,7 +141,7 @@ def test_agent_runs_three_steps_on_the_simulator(server: Server, tmp_path: Path)
     assert lines[0]["type"] == "episode" and lines[-1]["type"] == "end"
 
 
-def test_stop_leaves_no_server_process(server: Server) -> None:
+def test_stop_leaves_no_server_process(server: DetachedServer) -> None:
     assert group_members(server.record.pgid), "the detached server should be running"
     stopped = run_cli("serve", "--stop", "--port", str(server.port), env=server.env, timeout=120)
     assert stopped.returncode == 0, stopped.stderr

@@ -9,17 +9,15 @@ serving or quantization path broke, not that the small model is small.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
 
 pytest.importorskip("vllm")
 
-from serving import launcher
 from serving.checkpoint import bundled_checkpoint
-from serving.launcher import ServerRecord, group_members
-from tests.cli_process import run_cli
+from serving.launcher import group_members
+from tests.cli_process import run_cli, serve_detached
 
 pytestmark = pytest.mark.slow
 
@@ -35,26 +33,10 @@ HELD_OUT_TASKS = (
 
 def test_the_shipped_policy_served_w4a16_solves_held_out_tasks(tmp_path: Path) -> None:
     assert bundled_checkpoint("sim") is not None, "fixtures/models/sim is missing"
-    cache = tmp_path / "cache"
-    env = {**os.environ, "XDG_CACHE_HOME": str(cache)}
-    port = launcher.free_port()
-    started = run_cli(
-        "serve",
-        "--model",
-        "sim",
-        "--weights",
-        "w4a16",
-        "--port",
-        str(port),
-        "--enforce-eager",
-        "--detach",
-        env=env,
-        timeout=900,
+    served = serve_detached(
+        "--model", "sim", "--weights", "w4a16", "--enforce-eager", cache=tmp_path / "cache"
     )
-    assert started.returncode == 0, started.stderr[-3000:]
-    base_url = started.stdout.strip().splitlines()[-1]
-    record_file = cache / "phone-agent" / "serve" / f"server-{port}.json"
-    record = ServerRecord.model_validate_json(record_file.read_text())
+    env, record = served.env, served.record
     try:
         results = tmp_path / "results.json"
         scored = run_cli(
@@ -64,7 +46,7 @@ def test_the_shipped_policy_served_w4a16_solves_held_out_tasks(tmp_path: Path) -
             "--policy",
             "llm",
             "--base-url",
-            base_url,
+            served.base_url,
             "--tasks",
             ",".join(HELD_OUT_TASKS),
             "--runs",
@@ -82,7 +64,7 @@ def test_the_shipped_policy_served_w4a16_solves_held_out_tasks(tmp_path: Path) -
         )
         assert scored.returncode == 0, scored.stderr[-3000:]
     finally:
-        stopped = run_cli("serve", "--stop", "--port", str(port), env=env, timeout=120)
+        stopped = run_cli("serve", "--stop", "--port", str(served.port), env=env, timeout=120)
     assert stopped.returncode == 0
     assert group_members(record.pgid) == [], "server processes outlived --stop"
 
