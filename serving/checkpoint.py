@@ -225,6 +225,13 @@ def write_weights(
     (model_dir / "model.safetensors.index.json").write_text(json.dumps(index, indent=1) + "\n")
 
 
+# Words never carry the space before them and numbers split into digits, so a value the model
+# copies from the goal or the screen into a call is the same tokens in both places ("Alice" after
+# a space, after a quote or first in an argument; "2045" inside any number). A policy this small
+# learns to copy tokens; it cannot learn a second spelling of every name.
+_PRE_TOKEN_PATTERN = r"[\p{L}\p{M}]+|\p{N}|[^\s\p{L}\p{M}\p{N}]+|\s+"
+
+
 def _tokenizer_corpus() -> Iterator[str]:
     stdlib = Path(sysconfig.get_paths()["stdlib"])
     for module in _TOKENIZER_CORPUS_MODULES:
@@ -235,11 +242,24 @@ def _tokenizer_corpus() -> Iterator[str]:
 def write_tokenizer(model_dir: Path, vocab_size: int, corpus: Iterable[str] | None = None) -> None:
     """A byte-level BPE with Spark's special and markup tokens, trained on `corpus` (default:
     Python's own sources and the chat template)."""
-    from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers, trainers
+    from tokenizers import (
+        AddedToken,
+        Regex,
+        Tokenizer,
+        decoders,
+        models,
+        pre_tokenizers,
+        trainers,
+    )
     from transformers import PreTrainedTokenizerFast
 
     tokenizer = Tokenizer(models.BPE(unk_token=spark_format.UNK, byte_fallback=False))
-    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tokenizer.pre_tokenizer = pre_tokenizers.Sequence(
+        [
+            pre_tokenizers.Split(Regex(_PRE_TOKEN_PATTERN), behavior="isolated"),
+            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+        ]
+    )
     tokenizer.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(
         vocab_size=vocab_size - len(spark_format.MARKUP_TOKENS),

@@ -19,7 +19,7 @@ from evals.demos import export_demos, plan_demo_episodes
 from serving.checkpoint import SHAPES, SparkConfig, make_checkpoint, tensor_shapes
 from serving.reference_forward import spark_logits
 from serving.spark_format import BOS, EOS, split_tool_calls
-from serving.training.data import ChatRenderer, Demo
+from serving.training.data import ChatRenderer, Demo, encode
 from serving.training.model import load_checkpoint, parameter_count
 from serving.training.train import (
     POLICY_SHAPE,
@@ -127,6 +127,38 @@ def test_completion_is_the_templates_assistant_turn(demos: Path, tiny_dir: Path)
             (call["name"], json.loads(call["arguments"]))
         ]
         assert demo.messages[-1]["content"] in prompt
+
+
+def test_prompt_tokens_match_tokenizing_the_whole_prompt(demos: Path, tiny_dir: Path) -> None:
+    # The shared system turn is tokenized once and reused; the server tokenizes whole prompts.
+    renderer = ChatRenderer(AutoTokenizer.from_pretrained(str(tiny_dir)))
+    for line in demos.read_text().splitlines():
+        demo = Demo.model_validate_json(line)
+        prompt, _ = renderer.render(demo)
+        example = encode(renderer, demo)
+        whole = renderer.tokenizer.encode(prompt, add_special_tokens=False)
+        assert list(example.ids[: example.prompt_tokens]) == whole
+
+
+@pytest.mark.parametrize(
+    ("goal", "value"),
+    [
+        ('Reply to Björn Åström with "Meet at 5:45"', "Björn Åström"),
+        ('Reply to Björn Åström with "Meet at 5:45"', "Meet at 5:45"),
+        ("Call +49 151 2045678 now", "2045678"),
+        ("Set an alarm for 07:35.", "07:35"),
+    ],
+)
+def test_a_value_copied_from_the_goal_is_the_same_tokens_in_the_call(
+    tiny_dir: Path, goal: str, value: str
+) -> None:
+    # The policy copies names, numbers and texts token by token; a second spelling of the same
+    # value (a leading space, a merged group of digits) would have to be learnt per value.
+    tokenizer = AutoTokenizer.from_pretrained(str(tiny_dir))
+    in_goal = tokenizer.encode(goal, add_special_tokens=False)
+    in_call = tokenizer.encode(f"<arg_value>{value}</arg_value>", add_special_tokens=False)[1:-1]
+    assert tokenizer.decode(in_call) == value
+    assert any(in_goal[i : i + len(in_call)] == in_call for i in range(len(in_goal)))
 
 
 def test_a_short_cpu_run_learns_repeats_and_writes_a_checkpoint(

@@ -19,9 +19,11 @@ has one definition. Only completion tokens are scored.
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 import lzma
 import os
+from array import array
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from multiprocessing import Pool
@@ -75,28 +77,6 @@ def read_demo_lines(path: Path) -> list[str]:
     return lines
 
 
-def distinct_lines(lines: Sequence[str]) -> tuple[list[str], list[int]]:
-    """Each distinct demonstration once (the same request and reply, wherever it came from),
-    with how often it occurs: its weight in training."""
-    firsts: dict[str, int] = {}
-    distinct: list[str] = []
-    counts: list[int] = []
-    for line in lines:
-        try:
-            record = json.loads(line)
-            content = [record.get(key) for key in ("messages", "tools", "chat_template_kwargs")]
-            key = json.dumps([*content, record.get("target")], sort_keys=True)
-        except (ValueError, AttributeError):
-            key = line  # reported with its line number when it is parsed
-        if key in firsts:
-            counts[firsts[key]] += 1
-            continue
-        firsts[key] = len(distinct)
-        distinct.append(line)
-        counts.append(1)
-    return distinct, counts
-
-
 def parse_demo(line: str, number: int) -> Demo:
     try:
         return Demo.model_validate_json(line)
@@ -144,6 +124,7 @@ class ChatRenderer:
     def __init__(self, tokenizer: Any, template: str | None = None) -> None:
         self.tokenizer = tokenizer
         self.template = template or chat_template_text()
+        self._system_turns: dict[str, list[int]] = {}
 
     def _render(self, messages: list[dict[str, Any]], demo: Demo, generation: bool) -> str:
         text = self.tokenizer.apply_chat_template(
@@ -156,6 +137,18 @@ class ChatRenderer:
         )
         assert isinstance(text, str)
         return text
+
+    def encode_prompt(self, prompt: str) -> list[int]:
+        """The prompt's tokens. The system turn (instructions and tools, about half of every
+        prompt and the same in all of them) is tokenized once: it ends in the end-of-sentence
+        token, which no merge crosses, so its tokens do not depend on what follows."""
+        end = prompt.find(spark_format.EOS)
+        if end < 0:
+            return list(self.tokenizer.encode(prompt, add_special_tokens=False))
+        head, tail = prompt[: end + len(spark_format.EOS)], prompt[end + len(spark_format.EOS) :]
+        if head not in self._system_turns:
+            self._system_turns[head] = self.tokenizer.encode(head, add_special_tokens=False)
+        return [*self._system_turns[head], *self.tokenizer.encode(tail, add_special_tokens=False)]
 
     def render(self, demo: Demo) -> tuple[str, str]:
         prompt = self._render(demo.messages, demo, generation=True)
@@ -186,12 +179,30 @@ def tokenizer_corpus(demos: Sequence[Demo]) -> Iterator[str]:
 class Example:
     """One tokenized demonstration: prompt tokens, then the completion's (the scored ones)."""
 
-    ids: list[int]
+    ids: array[int]  # 4 bytes a token, not a Python int's 36: a corpus holds millions of tokens
     prompt_tokens: int
 
     @property
     def length(self) -> int:
         return len(self.ids)
+
+
+def distinct_examples(encoded: Sequence[Example]) -> tuple[list[Example], list[int]]:
+    """Each distinct demonstration once (the same tokens, wherever it came from), with how
+    often it occurs: its weight in training."""
+    firsts: dict[bytes, int] = {}
+    distinct: list[Example] = []
+    counts: list[int] = []
+    for example in encoded:
+        digest = hashlib.blake2b(example.ids.tobytes(), digest_size=16)
+        key = digest.digest() + example.prompt_tokens.to_bytes(4, "little")
+        if key in firsts:
+            counts[firsts[key]] += 1
+            continue
+        firsts[key] = len(distinct)
+        distinct.append(example)
+        counts.append(1)
+    return distinct, counts
 
 
 _worker_renderer: ChatRenderer | None = None
@@ -214,10 +225,9 @@ def encode(renderer: ChatRenderer, demo: Demo) -> Example:
     """Prompt and completion are tokenized apart, as the server tokenizes a prompt and the
     model then writes the completion token by token."""
     prompt, completion = renderer.render(demo)
-    tokenizer = renderer.tokenizer
-    prompt_ids = tokenizer.encode(prompt, add_special_tokens=False)
-    completion_ids = tokenizer.encode(completion, add_special_tokens=False)
-    return Example(ids=prompt_ids + completion_ids, prompt_tokens=len(prompt_ids))
+    prompt_ids = renderer.encode_prompt(prompt)
+    completion_ids = renderer.tokenizer.encode(completion, add_special_tokens=False)
+    return Example(ids=array("I", prompt_ids + completion_ids), prompt_tokens=len(prompt_ids))
 
 
 def encode_lines(

@@ -30,7 +30,7 @@ from serving.checkpoint import (
 from serving.training.data import (
     DemoError,
     Example,
-    distinct_lines,
+    distinct_examples,
     encode_lines,
     parse_demo,
     read_demo_lines,
@@ -118,12 +118,12 @@ class Corpus:
     def build(cls, encoded: Sequence[Example], counts: Sequence[int]) -> Corpus:
         first = encoded[0].ids
         # the prefix ends before any completion's first prediction
-        limit = min(example.prompt_tokens for example in encoded) - 1
-        shared = 0
-        while shared < limit and all(e.ids[shared] == first[shared] for e in encoded):
-            shared += 1
+        shared = min(example.prompt_tokens for example in encoded) - 1
+        for example in encoded:
+            if example.ids[:shared] != first[:shared]:
+                shared = next(i for i in range(shared) if example.ids[i] != first[i])
         rest = [Example(e.ids[shared:], e.prompt_tokens - shared) for e in encoded]
-        return cls(first[:shared], rest, list(counts))
+        return cls(list(first[:shared]), rest, list(counts))
 
     def tokens(self, scored: bool = False) -> int:
         """Tokens in an epoch (counted as if every sequence carried the prefix)."""
@@ -209,8 +209,7 @@ def train(
     say = on_stage or (lambda text: None)
     if out_dir.exists() and (not out_dir.is_dir() or any(out_dir.iterdir())):
         raise DemoError(f"{out_dir} exists and is not an empty directory")
-    all_lines = read_demo_lines(demos_path)
-    lines, counts = distinct_lines(all_lines)
+    lines = read_demo_lines(demos_path)
     rng = random.Random(settings.seed)
     torch.manual_seed(settings.seed)
 
@@ -225,8 +224,8 @@ def train(
         for name in TOKENIZER_FILES:
             shutil.copyfile(init / name, out_dir / name)
 
-    say(f"rendering and tokenizing {len(lines)} distinct of {len(all_lines)} demonstrations")
-    encoded = encode_lines(out_dir, lines)
+    say(f"rendering and tokenizing {len(lines)} demonstrations")
+    encoded, counts = distinct_examples(encode_lines(out_dir, lines))
     kept = [i for i, e in enumerate(encoded) if e.length <= settings.max_length]
     if not kept:
         raise DemoError(f"every demonstration is longer than {settings.max_length} tokens")
@@ -307,8 +306,8 @@ def train(
     log = TrainingLog(
         settings=settings,
         continued_from=None if init is None else init.name,
-        demonstrations=len(all_lines),
-        distinct_demonstrations=len(lines),
+        demonstrations=len(lines),
+        distinct_demonstrations=len(encoded),
         left_out_too_long=len(encoded) - len(kept),
         parameters=parameter_count(config),
         shared_prefix_tokens=len(corpus.prefix),
