@@ -394,3 +394,31 @@ def test_bench_serving_measures_tiny_builds_and_reports_what_cannot_serve(
         assert any("llama.cpp peer: " in item for item in report["not_measured"])
     assert (tmp_path / "bf16" / "config.json").is_file()
     assert (tmp_path / "w4a8" / "config.json").is_file()
+
+
+@pytest.mark.parametrize(("option", "eager"), [([], True), (["--compiled"], False)])
+def test_compiled_serves_each_build_as_serve_does_by_default(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    option: list[str],
+    eager: bool,
+) -> None:
+    # Decode speed depends on the mode, so the report says which one was measured.
+    from serving.bench import builds
+
+    modes: list[object] = []
+
+    def measure(selected: Sequence[tuple[str, Path]], **options: object) -> list[Any]:
+        modes.append(options["enforce_eager"])
+        return [
+            builds.ServingMeasurement(label=label, model=str(path), checkpoint_bytes=1, error="x")
+            for label, path in selected
+        ]
+
+    monkeypatch.setattr(builds, "measure_builds", measure)
+    command = ["bench", "serving", "--shape", "tiny", "--schemes", "bf16", "--runs", "1"]
+    assert main([*command, "--no-peer", "--work-dir", str(tmp_path), *option]) == 0
+    assert modes == [eager]
+    header = capsys.readouterr().out
+    assert ("shape tiny, eager:" if eager else "shape tiny, compiled:") in header

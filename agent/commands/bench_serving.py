@@ -68,12 +68,12 @@ def _add_serving(benchmarks: Any) -> None:
         help="weight builds served side by side: load, memory, prefill, decode, concurrency",
         description="Build a random Spark checkpoint of the shape and its quantized copies "
         "(reused from --work-dir when present), serve each in turn through the launcher of "
-        "`phone-agent serve` (eager mode) and measure load time, peak and settled anonymous RSS, "
-        "prefill and decode tok/s, as ratios to bf16; then sweep simultaneous decode streams on "
-        "the fastest build. A scheme that cannot be built or served on this machine is reported "
-        "in its row. Last, when the optional peer packages are installed, llama.cpp runs the "
-        "same checkpoint as GGUF (F16, Q8_0, Q4_K_M) and each row is set against our build of "
-        "the same width.",
+        "`phone-agent serve` (eager unless --compiled) and measure load time, peak and settled "
+        "anonymous RSS, prefill and decode tok/s, as ratios to bf16; then sweep simultaneous "
+        "decode streams on the fastest build. A scheme that cannot be built or served on this "
+        "machine is reported in its row. Last, when the optional peer packages are installed, "
+        "llama.cpp runs the same checkpoint as GGUF (F16, Q8_0, Q4_K_M) and each row is set "
+        "against our build of the same width.",
     )
     _add_shape(parser)
     parser.add_argument(
@@ -117,6 +117,12 @@ def _add_serving(benchmarks: Any) -> None:
         const=[],
         help="leave the llama.cpp peer out",
     )
+    parser.add_argument(
+        "--compiled",
+        action="store_true",
+        help="serve each build compiled, as `serve` does by default (slower start, faster "
+        "decode); default: eager",
+    )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.set_defaults(handler=_run_serving)
 
@@ -135,6 +141,7 @@ def _run_serving(args: argparse.Namespace) -> int:
         prefill_tokens=args.prefill_tokens,
         concurrency=args.concurrency or list(schemes.DEFAULT_CONCURRENCY),
         peer_formats=list(PEER_FORMATS) if args.peer_formats is None else args.peer_formats,
+        compiled=args.compiled,
     )
     work_dir: Path = args.work_dir or user_cache_dir() / "bench-serving" / args.shape
     with launcher.stop_signals_raise():
@@ -268,7 +275,7 @@ class _ServingStack:
             decode_tokens=self._settings.decode_tokens,
             prefill_tokens=self._settings.prefill_tokens,
             runs=self._settings.runs,
-            enforce_eager=True,
+            enforce_eager=not self._settings.compiled,
         )
         measurements = []
         for build, result in zip(builds, results, strict=True):
@@ -291,7 +298,7 @@ class _ServingStack:
             port=launcher.free_port(),
             max_model_len=self._max_model_len,
             max_num_seqs=max_streams,
-            enforce_eager=True,
+            enforce_eager=not self._settings.compiled,
             extra_args=tuple(_serve_args(scheme)),
         )
         model = launcher.ResolvedModel(self._work_dir / scheme, scheme, "local")

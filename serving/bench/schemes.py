@@ -104,6 +104,8 @@ class ServingBenchSettings(BaseModel):
     prefill_tokens: int
     concurrency: list[int]
     peer_formats: list[PeerFormat] = list(PEER_FORMATS)  # empty: the peer is not wanted
+    # eager starts in a minute; compiled is how `serve` runs by default
+    compiled: bool = False
 
 
 class ServingBenchReport(BaseModel):
@@ -362,8 +364,8 @@ def render_text(report: ServingBenchReport) -> str:
     s = report.settings
     gib = float(2**30)
     lines = [
-        f"shape {s.shape}: decode {s.decode_tokens} tokens and prefill {s.prefill_tokens} "
-        f"tokens, medians of {s.runs}",
+        f"shape {s.shape}, {'compiled' if s.compiled else 'eager'}: decode {s.decode_tokens} "
+        f"tokens and prefill {s.prefill_tokens} tokens, medians of {s.runs}",
         "| scheme | checkpoint GiB | load s | RssAnon GiB: peak / settled "
         "| worker RssAnon GiB: peak / settled | prefill tok/s | decode tok/s | decode vs bf16 "
         "| RSS vs bf16: all / worker |",
