@@ -19,7 +19,7 @@ from evals.demos import export_demos, plan_demo_episodes
 from serving.checkpoint import SHAPES, SparkConfig, make_checkpoint, tensor_shapes
 from serving.reference_forward import spark_logits
 from serving.spark_format import BOS, EOS, split_tool_calls
-from serving.training.data import ChatRenderer, Demo, encode
+from serving.training.data import ChatRenderer, Demo, distinct_examples, encode, encode_lines
 from serving.training.model import load_checkpoint, parameter_count
 from serving.training.train import (
     POLICY_SHAPE,
@@ -194,6 +194,20 @@ def test_a_short_cpu_run_learns_repeats_and_writes_a_checkpoint(
     assert len(tokenizer.encode("<tool_call>", add_special_tokens=False)) == 1
     log = json.loads((out / "training_log.json").read_text())
     assert log["demonstrations"] >= 4 and log["shared_prefix_tokens"] > 500
+
+
+def test_a_decision_recorded_twice_is_one_example_weighted_twice(
+    demos: Path, tiny_dir: Path
+) -> None:
+    # Parameterless tasks play the same decisions for every seed; where it came from (task,
+    # seed, step) is not part of what the model learns.
+    lines = demos.read_text().splitlines()
+    relabelled = json.dumps({**json.loads(lines[0]), "seed": 999, "step": 42})
+    encoded = encode_lines(tiny_dir, [*lines, relabelled, lines[1]])
+    examples, counts = distinct_examples(encoded)
+    assert len(examples) == len(lines)
+    assert counts[:2] == [2, 2] and set(counts[2:]) <= {1}
+    assert examples[0] is encoded[0]
 
 
 def test_a_run_stopped_by_its_time_limit_still_ends_its_learning_rate_schedule() -> None:

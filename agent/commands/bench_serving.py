@@ -120,8 +120,8 @@ def _add_serving(benchmarks: Any) -> None:
     parser.add_argument(
         "--compiled",
         action="store_true",
-        help="serve each build compiled, as `serve` does by default (slower start, faster "
-        "decode); default: eager",
+        help="serve each build compiled, as `serve` does by default (a slower start); "
+        "default: eager",
     )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.set_defaults(handler=_run_serving)
