@@ -144,7 +144,7 @@ class ChatRenderer:
         token, which no merge crosses, so its tokens do not depend on what follows."""
         end = prompt.find(spark_format.EOS)
         if end < 0:
-            return list(self.tokenizer.encode(prompt, add_special_tokens=False))
+            return self.tokenizer.encode(prompt, add_special_tokens=False)
         head, tail = prompt[: end + len(spark_format.EOS)], prompt[end + len(spark_format.EOS) :]
         if head not in self._system_turns:
             self._system_turns[head] = self.tokenizer.encode(head, add_special_tokens=False)

@@ -225,11 +225,11 @@ def train(
             shutil.copyfile(init / name, out_dir / name)
 
     say(f"rendering and tokenizing {len(lines)} demonstrations")
-    encoded, counts = distinct_examples(encode_lines(out_dir, lines))
-    kept = [i for i, e in enumerate(encoded) if e.length <= settings.max_length]
+    distinct, counts = distinct_examples(encode_lines(out_dir, lines))
+    kept = [i for i, e in enumerate(distinct) if e.length <= settings.max_length]
     if not kept:
         raise DemoError(f"every demonstration is longer than {settings.max_length} tokens")
-    corpus = Corpus.build([encoded[i] for i in kept], [counts[i] for i in kept])
+    corpus = Corpus.build([distinct[i] for i in kept], [counts[i] for i in kept])
 
     device = torch.device(settings.device)
     if init is None:
@@ -307,8 +307,8 @@ def train(
         settings=settings,
         continued_from=None if init is None else init.name,
         demonstrations=len(lines),
-        distinct_demonstrations=len(encoded),
-        left_out_too_long=len(encoded) - len(kept),
+        distinct_demonstrations=len(distinct),
+        left_out_too_long=len(distinct) - len(kept),
         parameters=parameter_count(config),
         shared_prefix_tokens=len(corpus.prefix),
         tokens_per_epoch=corpus.tokens(),
