@@ -165,6 +165,21 @@ class DemoSummary(BaseModel):
     path: str
 
 
+def given_values(params: Any) -> list[str]:
+    """The strings among a task's parameters, nested ones included, each once: what training
+    may disguise where a reply copies them (`serving.training.disguise`)."""
+    found: dict[str, None] = {}
+    if isinstance(params, str):
+        found[params] = None
+    elif isinstance(params, dict):
+        for value in params.values():
+            found.update(dict.fromkeys(given_values(value)))
+    elif isinstance(params, list | tuple):
+        for value in params:
+            found.update(dict.fromkeys(given_values(value)))
+    return list(found)
+
+
 def record_episode(episode: DemoEpisode, scratch: Path) -> list[dict[str, Any]] | None:
     """The oracle's decisions in `episode`, or None when it did not succeed."""
     task, seed = episode.task, episode.seed
@@ -177,6 +192,7 @@ def record_episode(episode: DemoEpisode, scratch: Path) -> list[dict[str, Any]] 
             "phrasing": episode.phrasing,
             "reworded": episode.reworded,
             "source": "detour" if episode.detour else "plan",
+            "values": given_values(task.params(seed)),
         },
     )
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 from pathlib import Path
 
@@ -204,10 +205,35 @@ def test_a_decision_recorded_twice_is_one_example_weighted_twice(
     lines = demos.read_text().splitlines()
     relabelled = json.dumps({**json.loads(lines[0]), "seed": 999, "step": 42})
     encoded = encode_lines(tiny_dir, [*lines, relabelled, lines[1]])
-    examples, counts = distinct_examples(encoded)
-    assert len(examples) == len(lines)
-    assert counts[:2] == [2, 2] and set(counts[2:]) <= {1}
-    assert examples[0] is encoded[0]
+    distinct = distinct_examples(encoded)
+    assert len(distinct.examples) == len(lines)
+    assert distinct.counts[:2] == [2, 2] and set(distinct.counts[2:]) <= {1}
+    assert distinct.examples[0] is encoded[0]
+    assert distinct.sources == list(range(len(lines)))
+
+
+def test_each_epoch_shows_copying_demonstrations_with_new_values(tmp_path: Path) -> None:
+    # Contacts typed from the goal: with every copying demonstration disguised, each epoch
+    # trains on new names and numbers, and the run still repeats exactly.
+    path = tmp_path / "contacts.jsonl"
+    task = TASKS_BY_NAME["ContactsAddContact"]
+    export_demos(plan_demo_episodes([task], [100, 101], "off"), path)
+    settings = TrainSettings(
+        steps=4, seed=2, batch_tokens=1200, warmup_steps=1, log_every=1, disguise_share=1.0
+    )
+    first = train(path, tmp_path / "a", settings, shape=SHAPES["tiny"])
+    again = train(path, tmp_path / "b", settings, shape=SHAPES["tiny"])
+    assert first.copying_demonstrations == 6  # first name, last name, phone; two seeds
+    epochs = math.ceil(first.epochs)
+    assert first.disguised == 6 * epochs
+    assert [p.loss for p in first.losses] == [p.loss for p in again.losses]
+    plain = train(
+        path,
+        tmp_path / "c",
+        settings.model_copy(update={"disguise_share": 0.0}),
+        shape=SHAPES["tiny"],
+    )
+    assert plain.disguised == 0 and plain.losses[-1].loss != first.losses[-1].loss
 
 
 def test_a_run_stopped_by_its_time_limit_still_ends_its_learning_rate_schedule() -> None:

@@ -49,6 +49,13 @@ def probability(text: str) -> float:
     return value
 
 
+def share(text: str) -> float:
+    value = _number(text, float)
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"must be from 0 to 1, got {text!r}")
+    return value
+
+
 def utf8_text(text: str) -> str:
     """Text that can be sent on: bytes that are not UTF-8 reach Python as lone surrogates,
     which no JSON request, trajectory or terminal can carry."""

@@ -10,7 +10,7 @@ import importlib.util
 from pathlib import Path
 from typing import Any
 
-from agent.commands.arguments import positive_int
+from agent.commands.arguments import positive_int, share
 from devices.errors import UsageError
 
 
@@ -50,6 +50,15 @@ def register(subparsers: Any) -> None:
         help="continue from this checkpoint (its weights, shape and tokenizer)",
     )
     parser.add_argument(
+        "--disguise",
+        type=share,
+        default=0.5,
+        metavar="SHARE",
+        help="share of the demonstrations that copy a value the task gave (a name, a number, a "
+        "text) shown each epoch with that value replaced by a new string, so that the model "
+        "learns to copy rather than to remember values (default 0.5; 0 turns it off)",
+    )
+    parser.add_argument(
         "--time-limit",
         type=float,
         default=None,
@@ -81,6 +90,7 @@ def run_train(args: argparse.Namespace) -> int:
         device=device,
         batch_tokens=args.batch_tokens,
         learning_rate=args.lr,
+        disguise_share=args.disguise,
         time_limit_s=args.time_limit,
     )
     console = Console(stderr=True, highlight=False)

@@ -5,13 +5,15 @@ A demonstration file is JSON Lines (optionally `.gz` or `.xz`), one decision a l
     {"messages": [...], "tools": [...], "chat_template_kwargs": {"enable_thinking": true},
      "target": {"role": "assistant", "content": "", "tool_calls": [{"type": "function",
                 "function": {"name": "tap", "arguments": "{\"index\": 4}"}}]},
+     "values": ["Ana Souza", "+55 11 91234 5678"],
      ...any other keys (where the decision came from) are kept and ignored here}
 
 `messages`, `tools` and `chat_template_kwargs` are the body of the chat request a client sends;
 `target` is the reply in OpenAI's message shape (arguments as a JSON string, as on the wire;
-an optional `reasoning_content` is the thinking before the call). The prompt is rendered the
-way the server renders it: with the checkpoint's chat template, the tools as vLLM passes them
-to it, the generation prompt added. The completion is what the model must write after that
+an optional `reasoning_content` is the thinking before the call); the optional `values` are the
+strings the episode's task was given, which training may disguise where the reply copies them
+(`serving.training.disguise`). The prompt is rendered the way the server renders it: with the
+checkpoint's chat template, the tools as vLLM passes them to it, the generation prompt added. The completion is what the model must write after that
 prompt, taken from the same template's rendering of the assistant turn, so the tool-call syntax
 has one definition. Only completion tokens are scored.
 """
@@ -23,6 +25,7 @@ import hashlib
 import json
 import lzma
 import os
+import random
 from array import array
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -35,6 +38,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from serving import spark_format
 from serving.checkpoint import chat_template_text
 from serving.errors import ServingUsageError
+from serving.training.disguise import copied_values, disguise
 
 ASSISTANT_OPENING = spark_format.BOS + "<|Bot|>" + spark_format.THINK_END
 # Below this many demonstrations, tokenizing in worker processes costs more than it saves.
@@ -52,6 +56,8 @@ class Demo(BaseModel):
     tools: list[dict[str, Any]] = Field(default_factory=list)
     chat_template_kwargs: dict[str, Any] = Field(default_factory=dict)
     target: dict[str, Any]
+    # the values the episode's task was given (`serving.training.disguise` uses them)
+    values: list[str] = Field(default_factory=list)
 
     @property
     def thinking(self) -> bool:
@@ -181,28 +187,37 @@ class Example:
 
     ids: array[int]  # 4 bytes a token, not a Python int's 36: a corpus holds millions of tokens
     prompt_tokens: int
+    copies: bool = False  # the reply copies a value the task was given (it can be disguised)
 
     @property
     def length(self) -> int:
         return len(self.ids)
 
 
-def distinct_examples(encoded: Sequence[Example]) -> tuple[list[Example], list[int]]:
+@dataclass(frozen=True)
+class Distinct:
     """Each distinct demonstration once (the same tokens, wherever it came from), with how
-    often it occurs: its weight in training."""
+    often it occurs (its weight in training) and where it first occurs."""
+
+    examples: list[Example]
+    counts: list[int]
+    sources: list[int]  # index of each one's first occurrence in what was deduplicated
+
+
+def distinct_examples(encoded: Sequence[Example]) -> Distinct:
     firsts: dict[bytes, int] = {}
-    distinct: list[Example] = []
-    counts: list[int] = []
-    for example in encoded:
+    distinct = Distinct([], [], [])
+    for position, example in enumerate(encoded):
         digest = hashlib.blake2b(example.ids.tobytes(), digest_size=16)
         key = digest.digest() + example.prompt_tokens.to_bytes(4, "little")
         if key in firsts:
-            counts[firsts[key]] += 1
+            distinct.counts[firsts[key]] += 1
             continue
-        firsts[key] = len(distinct)
-        distinct.append(example)
-        counts.append(1)
-    return distinct, counts
+        firsts[key] = len(distinct.examples)
+        distinct.examples.append(example)
+        distinct.counts.append(1)
+        distinct.sources.append(position)
+    return distinct
 
 
 _worker_renderer: ChatRenderer | None = None
@@ -215,10 +230,13 @@ def _start_worker(tokenizer_dir: str) -> None:
     _worker_renderer = ChatRenderer(AutoTokenizer.from_pretrained(tokenizer_dir))
 
 
-def _encode_line(item: tuple[int, str]) -> Example:
+def _encode_line(item: tuple[int, str, int | None]) -> Example:
     assert _worker_renderer is not None
-    number, line = item
-    return encode(_worker_renderer, parse_demo(line, number))
+    number, line, disguise_seed = item
+    demo = parse_demo(line, number)
+    if disguise_seed is not None:
+        demo = disguise(demo, random.Random(disguise_seed)) or demo
+    return encode(_worker_renderer, demo)
 
 
 def encode(renderer: ChatRenderer, demo: Demo) -> Example:
@@ -227,14 +245,23 @@ def encode(renderer: ChatRenderer, demo: Demo) -> Example:
     prompt, completion = renderer.render(demo)
     prompt_ids = renderer.encode_prompt(prompt)
     completion_ids = renderer.tokenizer.encode(completion, add_special_tokens=False)
-    return Example(ids=array("I", prompt_ids + completion_ids), prompt_tokens=len(prompt_ids))
+    return Example(
+        ids=array("I", prompt_ids + completion_ids),
+        prompt_tokens=len(prompt_ids),
+        copies=bool(copied_values(demo)),
+    )
 
 
 def encode_lines(
-    tokenizer_dir: Path, lines: Sequence[str], workers: int | None = None
+    tokenizer_dir: Path,
+    lines: Sequence[str],
+    workers: int | None = None,
+    disguise_seeds: Sequence[int] | None = None,
 ) -> list[Example]:
-    """Every demonstration line tokenized with the tokenizer saved in `tokenizer_dir`."""
-    numbered = list(enumerate(lines, 1))
+    """Every demonstration line tokenized with the tokenizer saved in `tokenizer_dir`; with
+    `disguise_seeds` (one a line), each with its copied values disguised by its seed."""
+    seeds: Sequence[int | None] = [None] * len(lines) if disguise_seeds is None else disguise_seeds
+    numbered = [(n, line, seed) for n, (line, seed) in enumerate(zip(lines, seeds, strict=True), 1)]
     if workers is None:
         workers = min(os.cpu_count() or 1, 16) if len(lines) >= _PARALLEL_FROM else 1
     if workers <= 1:

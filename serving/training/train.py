@@ -2,7 +2,9 @@
 
 Steps: a byte-level BPE is trained on the demonstrations' text (Spark's special and markup
 tokens added), every demonstration is rendered with the chat template and tokenized, and the
-model learns the completions only (the prompt is context, not a target). Batches group
+model learns the completions only (the prompt is context, not a target). Each epoch, a share of
+the demonstrations that copy a given value are shown with that value disguised, afresh
+(`serving.training.disguise`), so copying is learnt rather than the values. Batches group
 demonstrations of similar length under a token budget; their order, the weights' start and
 everything else random come from one seed, so a run on the CPU repeats exactly.
 """
@@ -14,7 +16,7 @@ import random
 import shutil
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import torch
@@ -71,6 +73,13 @@ class TrainSettings(BaseModel):
     weight_decay: float = Field(default=0.1, ge=0)
     max_length: int = Field(default=4096, ge=16, description="longer demonstrations are left out")
     log_every: int = Field(default=25, ge=1)
+    disguise_share: float = Field(
+        default=0.5,
+        ge=0,
+        le=1,
+        description="share of the demonstrations copying a given value that each epoch shows "
+        "with the value disguised",
+    )
     # A safety net for a machine lent by the minute: stop early and still write the checkpoint.
     time_limit_s: float | None = Field(default=None, gt=0)
 
@@ -89,6 +98,8 @@ class TrainingLog(BaseModel):
     continued_from: str | None = None  # the checkpoint `init` named (its directory's name)
     demonstrations: int
     distinct_demonstrations: int
+    copying_demonstrations: int  # distinct ones whose reply copies a value the task was given
+    disguised: int  # demonstrations shown with their copied values disguised, all epochs
     left_out_too_long: int
     parameters: int
     shared_prefix_tokens: int
@@ -108,22 +119,59 @@ StepCallback = Callable[[int, float, float], None]
 @dataclass(frozen=True)
 class Corpus:
     """Tokenized demonstrations: the tokens all of them start with (the system prompt and the
-    tools), computed once a batch, then each distinct one's own tokens and its weight."""
+    tools), computed once a batch, then each distinct one's own tokens, its weight and the
+    demonstration line it came from."""
 
     prefix: list[int]
     examples: list[Example]
     counts: list[int]
+    sources: list[int]
 
     @classmethod
-    def build(cls, encoded: Sequence[Example], counts: Sequence[int]) -> Corpus:
+    def build(
+        cls, encoded: Sequence[Example], counts: Sequence[int], sources: Sequence[int]
+    ) -> Corpus:
         first = encoded[0].ids
         # the prefix ends before any completion's first prediction
         shared = min(example.prompt_tokens for example in encoded) - 1
         for example in encoded:
             if example.ids[:shared] != first[:shared]:
                 shared = next(i for i in range(shared) if example.ids[i] != first[i])
-        rest = [Example(e.ids[shared:], e.prompt_tokens - shared) for e in encoded]
-        return cls(list(first[:shared]), rest, list(counts))
+        rest = [
+            replace(e, ids=e.ids[shared:], prompt_tokens=e.prompt_tokens - shared) for e in encoded
+        ]
+        return cls(list(first[:shared]), rest, list(counts), list(sources))
+
+    def disguised(
+        self, lines: Sequence[str], tokenizer_dir: Path, settings: TrainSettings, rng: random.Random
+    ) -> tuple[Corpus, int]:
+        """This corpus for one epoch: a share of the copying examples re-encoded from their
+        lines with their values disguised, each by its own draw; and how many were."""
+        chosen = [
+            i
+            for i, example in enumerate(self.examples)
+            if example.copies and rng.random() < settings.disguise_share
+        ]
+        if not chosen:
+            return self, 0
+        seeds = [rng.getrandbits(62) for _ in chosen]
+        encoded = encode_lines(
+            tokenizer_dir, [lines[self.sources[i]] for i in chosen], disguise_seeds=seeds
+        )
+        examples = list(self.examples)
+        shared = len(self.prefix)
+        shown = 0
+        for index, example in zip(chosen, encoded, strict=True):
+            # only user turns change, so the shared prefix holds (a check, not an assumption)
+            if (
+                example.ids[:shared].tolist() == self.prefix
+                and example.length <= settings.max_length
+            ):
+                examples[index] = replace(
+                    example, ids=example.ids[shared:], prompt_tokens=example.prompt_tokens - shared
+                )
+                shown += 1
+        return replace(self, examples=examples), shown
 
     def tokens(self, scored: bool = False) -> int:
         """Tokens in an epoch (counted as if every sequence carried the prefix)."""
@@ -225,11 +273,16 @@ def train(
             shutil.copyfile(init / name, out_dir / name)
 
     say(f"rendering and tokenizing {len(lines)} demonstrations")
-    distinct, counts = distinct_examples(encode_lines(out_dir, lines))
-    kept = [i for i, e in enumerate(distinct) if e.length <= settings.max_length]
+    distinct = distinct_examples(encode_lines(out_dir, lines))
+    kept = [i for i, e in enumerate(distinct.examples) if e.length <= settings.max_length]
     if not kept:
         raise DemoError(f"every demonstration is longer than {settings.max_length} tokens")
-    corpus = Corpus.build([distinct[i] for i in kept], [counts[i] for i in kept])
+    corpus = Corpus.build(
+        [distinct.examples[i] for i in kept],
+        [distinct.counts[i] for i in kept],
+        [distinct.sources[i] for i in kept],
+    )
+    copying = sum(example.copies for example in corpus.examples)
 
     device = torch.device(settings.device)
     if init is None:
@@ -269,6 +322,7 @@ def train(
         None if settings.time_limit_s is None else settings.time_limit_s - (loop_started - started)
     )
     time_used = 0.0
+    disguised = 0
     for step in range(settings.steps):
         if loop_budget is not None:
             time_used = (time.monotonic() - loop_started) / max(loop_budget, 1e-9)
@@ -276,7 +330,9 @@ def train(
                 say(f"time limit reached after {step} steps")
                 break
         if not batches:
-            batches = make_batches(corpus, settings.batch_tokens, rng)
+            epoch, shown = corpus.disguised(lines, out_dir, settings, rng)
+            disguised += shown
+            batches = make_batches(epoch, settings.batch_tokens, rng)
             batches.reverse()  # popped from the end
         batch = batches.pop()
         rate = learning_rate(step, settings, time_used)
@@ -307,8 +363,10 @@ def train(
         settings=settings,
         continued_from=None if init is None else init.name,
         demonstrations=len(lines),
-        distinct_demonstrations=len(distinct),
-        left_out_too_long=len(distinct) - len(kept),
+        distinct_demonstrations=len(distinct.examples),
+        copying_demonstrations=copying,
+        disguised=disguised,
+        left_out_too_long=len(distinct.examples) - len(kept),
         parameters=parameter_count(config),
         shared_prefix_tokens=len(corpus.prefix),
         tokens_per_epoch=corpus.tokens(),
