@@ -52,11 +52,11 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--disguise",
         type=share,
-        default=0.5,
+        default=0.0,
         metavar="SHARE",
         help="share of the demonstrations that copy a value the task gave (a name, a number, a "
-        "text) shown each epoch with that value replaced by a new string, so that the model "
-        "learns to copy rather than to remember values (default 0.5; 0 turns it off)",
+        "text) shown each epoch with that value replaced by a new string, so that remembering "
+        "values no longer pays (default 0: off)",
     )
     parser.add_argument(
         "--time-limit",

@@ -13,9 +13,10 @@ A demonstration file is JSON Lines (optionally `.gz` or `.xz`), one decision a l
 an optional `reasoning_content` is the thinking before the call); the optional `values` are the
 strings the episode's task was given, which training may disguise where the reply copies them
 (`serving.training.disguise`). The prompt is rendered the way the server renders it: with the
-checkpoint's chat template, the tools as vLLM passes them to it, the generation prompt added. The completion is what the model must write after that
-prompt, taken from the same template's rendering of the assistant turn, so the tool-call syntax
-has one definition. Only completion tokens are scored.
+checkpoint's chat template, the tools as vLLM passes them to it, the generation prompt added.
+The completion is what the model must write after that prompt, taken from the same template's
+rendering of the assistant turn, so the tool-call syntax has one definition. Only completion
+tokens are scored.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Copied values disguised as new strings, so that a policy learns to copy rather than recall.
+"""Copied values disguised as new strings, so that remembering values cannot pay.
 
 A demonstration whose reply types or answers a value the request shows (a name from the goal, a
 number on the screen) can be learnt two ways: copy the value from the request, or remember
@@ -7,6 +7,11 @@ and then writes a remembered value where a new one was asked for. Disguising bre
 shortcut: each copied value is replaced, wherever the request and the reply show it, by a
 string made for this demonstration (every letter or digit swapped for a random one of its
 kind), so the only way to predict it is to copy it.
+
+Removing the shortcut does not by itself make copying appear: a model trained from scratch on
+demonstrations half of whose copied values were disguised learnt to write made-up strings of
+the same look instead (the `sim` model card has the run). `phone-agent train --disguise` is
+therefore off by default.
 
 A copied value is a string argument of the reply, or a comma-separated part of one, that is
 one of the values the episode's task was given (the demonstration's `values`: names, numbers,

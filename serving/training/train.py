@@ -2,9 +2,9 @@
 
 Steps: a byte-level BPE is trained on the demonstrations' text (Spark's special and markup
 tokens added), every demonstration is rendered with the chat template and tokenized, and the
-model learns the completions only (the prompt is context, not a target). Each epoch, a share of
-the demonstrations that copy a given value are shown with that value disguised, afresh
-(`serving.training.disguise`), so copying is learnt rather than the values. Batches group
+model learns the completions only (the prompt is context, not a target). On request, each
+epoch shows a share of the demonstrations that copy a given value with that value disguised,
+afresh (`serving.training.disguise`), so that remembering values no longer pays. Batches group
 demonstrations of similar length under a token budget; their order, the weights' start and
 everything else random come from one seed, so a run on the CPU repeats exactly.
 """
@@ -74,7 +74,7 @@ class TrainSettings(BaseModel):
     max_length: int = Field(default=4096, ge=16, description="longer demonstrations are left out")
     log_every: int = Field(default=25, ge=1)
     disguise_share: float = Field(
-        default=0.5,
+        default=0.0,
         ge=0,
         le=1,
         description="share of the demonstrations copying a given value that each epoch shows "
