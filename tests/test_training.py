@@ -92,6 +92,11 @@ def test_a_shared_prefix_computed_once_gives_the_same_states_and_loss(tiny_dir: 
         torch.testing.assert_close(
             module.target_loss(rest, targets, prefix), module.target_loss(whole, whole_targets)
         )
+        # two sets of scored tokens from one forward pass: each as scored alone
+        others = ~targets & (rest != 2)
+        both = module.target_losses(rest, [targets, others], prefix)
+        torch.testing.assert_close(both[0], module.target_loss(rest, targets, prefix))
+        torch.testing.assert_close(both[1], module.target_loss(rest, others, prefix))
 
 
 def test_policy_shape_fits_every_weight_build_and_the_cpu_attention_kernel() -> None:
@@ -234,6 +239,33 @@ def test_each_epoch_shows_copying_demonstrations_with_new_values(tmp_path: Path)
         shape=SHAPES["tiny"],
     )
     assert plain.disguised == 0 and plain.losses[-1].loss != first.losses[-1].loss
+
+
+def test_a_run_can_also_learn_the_prompts_own_tokens(demos: Path, tmp_path: Path) -> None:
+    # The prompts' tokens are scored beside the completions (a dense signal for copying); the
+    # logged loss stays the completions' own, so runs with and without it compare.
+    settings = TrainSettings(
+        steps=6,
+        seed=5,
+        batch_tokens=600,
+        warmup_steps=1,
+        learning_rate=4e-3,
+        log_every=1,
+        context_loss_weight=0.5,
+    )
+    log = train(demos, tmp_path / "ctx", settings, shape=SHAPES["tiny"])
+    context = [point.context_loss for point in log.losses]
+    assert all(value is not None for value in context)
+    assert sum(context[-2:]) < sum(context[:2]) - 1.0, context  # type: ignore[arg-type]
+    assert all(
+        point.context_loss is None
+        for point in train(
+            demos,
+            tmp_path / "plain",
+            settings.model_copy(update={"context_loss_weight": 0.0}),
+            shape=SHAPES["tiny"],
+        ).losses
+    )
 
 
 def test_a_run_stopped_by_its_time_limit_still_ends_its_learning_rate_schedule() -> None:

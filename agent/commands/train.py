@@ -10,7 +10,7 @@ import importlib.util
 from pathlib import Path
 from typing import Any
 
-from agent.commands.arguments import positive_int, share
+from agent.commands.arguments import non_negative_float, positive_int, share
 from devices.errors import UsageError
 
 
@@ -48,6 +48,15 @@ def register(subparsers: Any) -> None:
         default=None,
         metavar="DIR",
         help="continue from this checkpoint (its weights, shape and tokenizer)",
+    )
+    parser.add_argument(
+        "--context-loss",
+        type=non_negative_float,
+        default=0.0,
+        metavar="WEIGHT",
+        help="also learn to predict each prompt's own tokens (goal, history, screen), weighted "
+        "so against the replies' loss: they repeat one another, which gives copying a signal "
+        "on every token rather than on the replies alone (default 0: off)",
     )
     parser.add_argument(
         "--disguise",
@@ -90,6 +99,7 @@ def run_train(args: argparse.Namespace) -> int:
         device=device,
         batch_tokens=args.batch_tokens,
         learning_rate=args.lr,
+        context_loss_weight=args.context_loss,
         disguise_share=args.disguise,
         time_limit_s=args.time_limit,
     )

@@ -11,6 +11,7 @@ names, so `state_dict()` is a checkpoint and a checkpoint loads with `load_state
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from pathlib import Path
 
 import torch
@@ -209,10 +210,23 @@ class SparkForTraining(nn.Module):
         """Mean cross-entropy of the tokens marked in `targets` [B, T] (bool), each predicted
         from the positions before it (the first token of `input_ids` is never a target); the
         head runs only where a prediction is scored."""
-        hidden = self.hidden_states(input_ids, prefix_ids)
-        scored = targets[:, 1:]
-        predicted = self.logits(hidden[:, :-1][scored])
-        return F.cross_entropy(predicted.float(), input_ids[:, 1:][scored])
+        return self.target_losses(input_ids, [targets], prefix_ids)[0]
+
+    def target_losses(
+        self,
+        input_ids: torch.Tensor,
+        target_sets: Sequence[torch.Tensor],
+        prefix_ids: torch.Tensor | None = None,
+    ) -> list[torch.Tensor]:
+        """`target_loss` for each set of marked tokens, from one forward pass."""
+        hidden = self.hidden_states(input_ids, prefix_ids)[:, :-1]
+        following = input_ids[:, 1:]
+        losses = []
+        for targets in target_sets:
+            scored = targets[:, 1:]
+            predicted = self.logits(hidden[scored])
+            losses.append(F.cross_entropy(predicted.float(), following[scored]))
+        return losses
 
     def checkpoint_tensors(self, dtype: torch.dtype = torch.bfloat16) -> dict[str, torch.Tensor]:
         """The weights under the checkpoint's names, in its file order."""

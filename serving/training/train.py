@@ -73,6 +73,12 @@ class TrainSettings(BaseModel):
     weight_decay: float = Field(default=0.1, ge=0)
     max_length: int = Field(default=4096, ge=16, description="longer demonstrations are left out")
     log_every: int = Field(default=25, ge=1)
+    context_loss_weight: float = Field(
+        default=0.0,
+        ge=0,
+        description="weight of a second loss, on predicting each prompt's own tokens (goal, "
+        "history, screen: they repeat one another), beside the completions' loss",
+    )
     disguise_share: float = Field(
         default=0.0,
         ge=0,
@@ -86,7 +92,8 @@ class TrainSettings(BaseModel):
 
 class LossPoint(BaseModel):
     step: int
-    loss: float
+    loss: float  # per completion token: what the policy is trained for
+    context_loss: float | None = None  # per prompt token, when the context is scored too
     learning_rate: float
     seconds: float
 
@@ -184,7 +191,8 @@ class Corpus:
 @dataclass(frozen=True)
 class Batch:
     input_ids: torch.Tensor
-    targets: torch.Tensor
+    targets: torch.Tensor  # the completions' tokens
+    context: torch.Tensor  # the prompts' own tokens (after the shared prefix)
 
 
 def make_batches(corpus: Corpus, batch_tokens: int, rng: random.Random) -> list[Batch]:
@@ -212,17 +220,22 @@ def _collate(examples: Sequence[Example]) -> Batch:
     pad = 2  # Spark's pad id; padded positions are never scored and only follow real tokens
     input_ids = torch.full((len(examples), length), pad, dtype=torch.long)
     targets = torch.zeros((len(examples), length), dtype=torch.bool)
+    context = torch.zeros((len(examples), length), dtype=torch.bool)
     for row, example in enumerate(examples):
         input_ids[row, : example.length] = torch.tensor(example.ids)
         targets[row, example.prompt_tokens : example.length] = True
-    return Batch(input_ids, targets)
+        context[row, : example.prompt_tokens] = True
+    return Batch(input_ids, targets, context)
 
 
-def _point(step: int, window: Sequence[float], rate: float, started: float) -> LossPoint:
-    """The mean loss of the steps since the last point."""
+def _point(
+    step: int, window: Sequence[float], context: Sequence[float], rate: float, started: float
+) -> LossPoint:
+    """The mean losses of the steps since the last point."""
     return LossPoint(
         step=step,
         loss=round(sum(window) / len(window), 5),
+        context_loss=round(sum(context) / len(context), 5) if context else None,
         learning_rate=rate,
         seconds=round(time.monotonic() - started, 1),
     )
@@ -313,6 +326,7 @@ def train(
     )
     losses: list[LossPoint] = []
     window: list[float] = []
+    context_window: list[float] = []
     batches: list[Batch] = []
     model.train()
     steps_done = 0
@@ -338,22 +352,30 @@ def train(
         rate = learning_rate(step, settings, time_used)
         for group in optimizer.param_groups:
             group["lr"] = rate
+        input_ids = batch.input_ids.to(device)
         with autocast:
-            loss = model.target_loss(batch.input_ids.to(device), batch.targets.to(device), prefix)
+            if settings.context_loss_weight > 0:
+                completion, context = model.target_losses(
+                    input_ids, [batch.targets.to(device), batch.context.to(device)], prefix
+                )
+                loss = completion + settings.context_loss_weight * context
+                context_window.append(float(context.detach()))
+            else:
+                completion = loss = model.target_loss(input_ids, batch.targets.to(device), prefix)
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         optimizer.step()
-        value = float(loss.detach())
+        value = float(completion.detach())
         steps_done = step + 1
         window.append(value)
         if on_step is not None:
             on_step(step + 1, value, rate)
         if steps_done % settings.log_every == 0:
-            losses.append(_point(steps_done, window, rate, started))
-            window = []
+            losses.append(_point(steps_done, window, context_window, rate, started))
+            window, context_window = [], []
     if window:
-        losses.append(_point(steps_done, window, rate, started))
+        losses.append(_point(steps_done, window, context_window, rate, started))
 
     say(f"writing the checkpoint to {out_dir}")
     write_model_files(out_dir, config)
