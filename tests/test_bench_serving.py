@@ -281,13 +281,14 @@ def test_a_peer_format_that_fails_is_a_row_with_its_cause_and_no_peer_is_said_so
 
 
 @contextmanager
-def _completions_server(seconds_per_token: float) -> Iterator[str]:
-    """An OpenAI-style /v1/completions that takes `seconds_per_token` per requested token."""
+def _completions_server(seconds_per_token: float, seconds_to_start: float = 0.0) -> Iterator[str]:
+    """An OpenAI-style /v1/completions that takes `seconds_to_start` (the prompt's time), then
+    `seconds_per_token` per requested token."""
 
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            time.sleep(body["max_tokens"] * seconds_per_token)
+            time.sleep(seconds_to_start + body["max_tokens"] * seconds_per_token)
             reply = json.dumps({"usage": {"completion_tokens": body["max_tokens"]}}).encode()
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
@@ -316,6 +317,23 @@ def test_simultaneous_streams_add_up_in_the_aggregate_rate() -> None:
     assert single.aggregate_tokens_per_s == pytest.approx(single.per_stream_tokens_per_s, rel=0.2)
     assert four.aggregate_tokens_per_s > 2.5 * single.aggregate_tokens_per_s
     assert four.per_stream_tokens_per_s == pytest.approx(single.per_stream_tokens_per_s, rel=0.5)
+
+
+def test_decode_rate_leaves_out_the_prompt_and_the_first_token() -> None:
+    # 0.3 s before the first token, then 0.01 s a token: 100 tok/s of decode. A rate taken
+    # over the whole request would say 58 for 41 tokens.
+    import random
+
+    import httpx
+
+    from serving.bench.builds import measure_decode
+
+    with (
+        _completions_server(seconds_per_token=0.01, seconds_to_start=0.3) as base_url,
+        httpx.Client(base_url=base_url) as client,
+    ):
+        rate = measure_decode(client, "m", random.Random(0), 41)
+    assert rate == pytest.approx(100, rel=0.15)
 
 
 def test_a_group_sample_sums_its_processes_and_names_the_largest_the_worker() -> None:
@@ -364,6 +382,7 @@ def test_bench_serving_measures_tiny_builds_and_reports_what_cannot_serve(
         "settled_worker_rss_anon_bytes",
         "prefill_tokens_per_s",
         "decode_tokens_per_s",
+        "streamed_decode_tokens_per_s",
         "checkpoint_bytes",
     ):
         assert bf16[field] > 0, field

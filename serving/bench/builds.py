@@ -3,8 +3,11 @@
 Each build is served by the same launcher `phone-agent serve` uses, one at a time, and measured
 through the OpenAI API with fresh random prompts (no prefix-cache hits):
 
-- decode: tokens per second while streaming `decode_tokens` tokens after a short prompt,
-  (chunks - 1) / (last - first), median of `runs`;
+- decode: tokens per second after the first, as the agent asks for them (no streaming): the
+  time of a `decode_tokens` completion less that of a one-token completion, both after a short
+  fresh prompt, median of `runs`; and streamed, (chunks - 1) / (last - first), as a client that
+  shows tokens as they come sees them (on two cores, the API server's work per streamed token
+  competes with the worker's threads);
 - prefill: `prefill_tokens` prompt tokens / time to the single completion token, median;
 - memory: anonymous RSS (RssAnon, not VmRSS: page-cache-backed weights do not count), sampled
   during start-up (peak) and after the requests (settled), two ways: summed over every process of
@@ -44,6 +47,7 @@ class MeasuredRates(BaseModel):
     prefill_tokens_per_s: float | None = None
     decode_tokens_per_s: float | None = None
     decode_runs: list[float] = []
+    streamed_decode_tokens_per_s: float | None = None
     error: str | None = None
 
 
@@ -135,11 +139,42 @@ def _completion(
     return arrivals
 
 
-def measure_decode(client: httpx.Client, model: str, rng: random.Random, tokens: int) -> float:
+def measure_streamed_decode(
+    client: httpx.Client, model: str, rng: random.Random, tokens: int
+) -> float:
     arrivals = _completion(client, model, _prompt(rng, _DECODE_PROMPT_TOKENS), tokens)
     if len(arrivals) < 2:
         raise RuntimeError(f"the server streamed {len(arrivals)} chunk(s) for {tokens} tokens")
     return (len(arrivals) - 1) / (arrivals[-1] - arrivals[0])
+
+
+def timed_completion(
+    client: httpx.Client, model: str, prompt: list[int], max_tokens: int
+) -> tuple[float, float, int]:
+    """(start, end, completion tokens) of one greedy completion returned whole, as the agent
+    asks for one, that ignores end of sequence."""
+    body = {
+        "model": model,
+        "prompt": prompt,
+        "max_tokens": max_tokens,
+        "temperature": 0,
+        "ignore_eos": True,
+    }
+    started = time.perf_counter()
+    response = client.post("/completions", json=body)
+    response.raise_for_status()
+    return started, time.perf_counter(), int(response.json()["usage"]["completion_tokens"])
+
+
+def measure_decode(client: httpx.Client, model: str, rng: random.Random, tokens: int) -> float:
+    start, end, _ = timed_completion(client, model, _prompt(rng, _DECODE_PROMPT_TOKENS), 1)
+    first = end - start
+    start, end, produced = timed_completion(
+        client, model, _prompt(rng, _DECODE_PROMPT_TOKENS), tokens
+    )
+    if produced < 2 or end - start <= first:
+        raise RuntimeError(f"the server returned {produced} token(s) for {tokens}")
+    return (produced - 1) / (end - start - first)
 
 
 def measure_prefill(client: httpx.Client, model: str, rng: random.Random, tokens: int) -> float:
@@ -192,13 +227,17 @@ def measure_build(
             )
             result.load_seconds = round(time.monotonic() - started, 1)
             with httpx.Client(base_url=settings.base_url, timeout=timeout_s) as client:
-                measure_decode(client, label, rng, 8)  # warm-up
+                measure_streamed_decode(client, label, rng, 8)  # warm-up
                 prefill = [measure_prefill(client, label, rng, prefill_tokens) for _ in range(runs)]
                 result.prefill_tokens_per_s = round(statistics.median(prefill), 1)
                 result.decode_runs = [
                     round(measure_decode(client, label, rng, decode_tokens), 2) for _ in range(runs)
                 ]
                 result.decode_tokens_per_s = statistics.median(result.decode_runs)
+                streamed = [
+                    measure_streamed_decode(client, label, rng, decode_tokens) for _ in range(runs)
+                ]
+                result.streamed_decode_tokens_per_s = round(statistics.median(streamed), 2)
             settled = sampler.sample()
             result.settled_rss_anon_bytes, result.settled_worker_rss_anon_bytes = settled
             result.peak_rss_anon_bytes, result.peak_worker_rss_anon_bytes = sampler.peak

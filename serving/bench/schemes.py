@@ -22,7 +22,6 @@ from __future__ import annotations
 import random
 import re
 import statistics
-import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager
@@ -31,7 +30,7 @@ from typing import Literal, Protocol
 import httpx
 from pydantic import BaseModel
 
-from serving.bench.builds import MeasuredRates, WorkerMemory
+from serving.bench.builds import MeasuredRates, WorkerMemory, timed_completion
 from serving.bench.llamacpp import PEER_FORMATS, PeerFormat, PeerMeasurement
 
 SCHEMES = ("bf16", "w4a16", "w4a8", "w8a8")
@@ -239,23 +238,6 @@ def failure_cause(log_text: str) -> str | None:
     return bare[-1].strip() if bare else None
 
 
-def _timed_completion(
-    client: httpx.Client, model: str, prompt: list[int], tokens: int
-) -> tuple[float, float, int]:
-    """(start, end, completion tokens) of one greedy completion that ignores end of sequence."""
-    body = {
-        "model": model,
-        "prompt": prompt,
-        "max_tokens": tokens,
-        "temperature": 0,
-        "ignore_eos": True,
-    }
-    started = time.perf_counter()
-    response = client.post("/completions", json=body)
-    response.raise_for_status()
-    return started, time.perf_counter(), int(response.json()["usage"]["completion_tokens"])
-
-
 def measure_concurrency(
     base_url: str,
     model: str,
@@ -275,14 +257,14 @@ def measure_concurrency(
         httpx.Client(base_url=base_url, timeout=_REQUEST_TIMEOUT_S) as client,
         ThreadPoolExecutor(max(streams)) as pool,
     ):
-        _timed_completion(client, model, prompt(), 4)  # warm-up
+        timed_completion(client, model, prompt(), 4)  # warm-up
         for count in streams:
             aggregates: list[float] = []
             per_stream: list[float] = []
             for _ in range(runs):
                 prompts = [prompt() for _ in range(count)]
                 done = list(
-                    pool.map(lambda p: _timed_completion(client, model, p, decode_tokens), prompts)
+                    pool.map(lambda p: timed_completion(client, model, p, decode_tokens), prompts)
                 )
                 wall = max(end for _, end, _ in done) - min(start for start, _, _ in done)
                 aggregates.append(sum(tokens for _, _, tokens in done) / wall)
@@ -367,9 +349,9 @@ def render_text(report: ServingBenchReport) -> str:
         f"shape {s.shape}, {'compiled' if s.compiled else 'eager'}: decode {s.decode_tokens} "
         f"tokens and prefill {s.prefill_tokens} tokens, medians of {s.runs}",
         "| scheme | checkpoint GiB | load s | RssAnon GiB: peak / settled "
-        "| worker RssAnon GiB: peak / settled | prefill tok/s | decode tok/s | decode vs bf16 "
-        "| RSS vs bf16: all / worker |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| worker RssAnon GiB: peak / settled | prefill tok/s | decode tok/s "
+        "| streamed decode tok/s | decode vs bf16 | RSS vs bf16: all / worker |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for row in report.rows:
         if row.error:
@@ -384,7 +366,7 @@ def render_text(report: ServingBenchReport) -> str:
             f"| {_cell(row.peak_worker_rss_anon_bytes, 2, gib)} / "
             f"{_cell(row.settled_worker_rss_anon_bytes, 2, gib)} "
             f"| {_cell(row.prefill_tokens_per_s)} | {_cell(row.decode_tokens_per_s, 2)} "
-            f"| {_ratio(row.decode_vs_bf16)} "
+            f"| {_cell(row.streamed_decode_tokens_per_s, 2)} | {_ratio(row.decode_vs_bf16)} "
             f"| {_ratio(row.settled_rss_vs_bf16)} / {_ratio(row.settled_worker_rss_vs_bf16)} |"
         )
     sweep = report.concurrency
