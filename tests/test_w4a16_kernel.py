@@ -98,7 +98,7 @@ def test_dequantizing_from_torchs_layout_gives_the_checkpoints_weight(weight: di
 #   weights dequantized in fp32 ((q - 8) * scale + zero): 2 u32 S;
 #   bf16 GEMM: W rounded to bf16, and x too unless it is bf16 already: u_bf16 S each;
 #   our AVX2 kernel: x rounded to 16-bit integers, one scale per group g of the weight, step
-#     max|x_g| / 32767, so half a step times sum_{k in g} T_ik per group;
+#     max|x_g| / 32639 (ACTIVATION_LEVELS), so half a step times sum_{k in g} T_ik per group;
 #   fp32 accumulation of K products: K u32 S (the worst case, not the typical sqrt(K));
 #   the result rounded to the activations' dtype (and to bf16 first on the bf16 GEMM): u |y|.
 # torch's kernel (tinygemm) is assumed to dequantize and accumulate in fp32 like the others;
@@ -138,7 +138,7 @@ def _error_bound(
     bound = relative * magnitude + output
     if plan.few_rows == "avx2":
         group_max = x.double().abs().view(rows, -1, GROUP).amax(-1)
-        half_step = (group_max / 32767 / 2).repeat_interleave(GROUP, dim=1)
+        half_step = (group_max / avx2_kernel.ACTIVATION_LEVELS / 2).repeat_interleave(GROUP, dim=1)
         bound = bound + half_step @ terms.t()
     return 1.01 * bound
 

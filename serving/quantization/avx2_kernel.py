@@ -29,6 +29,9 @@ LIBRARY_NAME = "phone_agent_int4_avx2"
 # The scale tables it reads: those of bf16 and fp32 activations (fp16 stays on torch's kernel).
 SCALE_DTYPES = (torch.bfloat16, torch.float32)
 _COMPILE_FLAGS = ["-O3", "-mavx2", "-mfma", "-fopenmp"]
+# The largest integer the kernel rounds activations to (`kActivationLevels` in the source): its
+# high byte must fit a signed byte.
+ACTIVATION_LEVELS = 32639
 # A build takes about 20 s on two cores. torch's builder waits forever on the lock file of a
 # build that was killed (Ctrl-C on a first `serve`); a lock this old is such a leftover.
 _STALE_LOCK_S = 600
@@ -116,9 +119,9 @@ def load() -> KernelStatus:
 
 def rounded_activations(x: torch.Tensor, group_size: int) -> torch.Tensor:
     """x as the kernel multiplies it: per group of columns, the nearest multiple of
-    max|x_group| / 32767 (in x's dtype; for error bounds and reference forwards)."""
+    max|x_group| / ACTIVATION_LEVELS (in x's dtype; for error bounds and reference forwards)."""
     grouped = x.reshape(*x.shape[:-1], -1, group_size)
-    step = grouped.abs().amax(-1, keepdim=True) / 32767
+    step = grouped.abs().amax(-1, keepdim=True) / ACTIVATION_LEVELS
     safe_step = torch.where(step > 0, step, torch.ones_like(step))
     return (torch.round(grouped / safe_step) * step).reshape(x.shape)
 
@@ -129,8 +132,8 @@ def int4_mm(
     """x [M, K] times the packed weight, as `_weight_int4pack_mm_for_cpu` computes it.
 
     The activations are rounded to 16-bit integers with one scale per group of the weight
-    (15 bits below the group's largest value: finer than their own bf16), which lets the
-    kernel multiply and add two columns per instruction.
+    (at most ACTIVATION_LEVELS: finer than their own bf16) and split into two bytes, which lets
+    the kernel multiply 16 rows' nibbles of two columns by them per instruction.
     """
     out: torch.Tensor = torch.ops.phone_agent_avx2.int4_mm(x, packed, scale_zero, group_size)
     return out

@@ -6,13 +6,16 @@
 // low nibble and row j + 16 in its high nibble) and the same [K / group, N, 2] scale/zero table,
 // so the prefill path and the embedding lookup are unchanged and no weight is stored twice.
 //
-// x is rounded to 16-bit integers, one scale per group (finer than the bf16 it arrives in). Per
-// pair of input columns the kernel interleaves their bytes, widens the 32 rows' nibbles to 16-bit
-// lanes and multiplies them by the pair (x[k], x[k+1]) with one vpmaddwd per 8 rows, summing a
-// group in 32-bit integers; the group's scales and offsets are applied once per group:
+// x is rounded to 16-bit integers (at most 32639 in magnitude), one scale per group, finer than
+// the bf16 it arrives in, and each integer is split into two signed bytes, x_q = 256 high + low.
+// Two adjacent input columns are 32 adjacent bytes of a block; one byte shuffle pairs them row
+// by row, so that vpmaddubsw multiplies 16 rows' nibbles of both columns by a pair of x's bytes
+// at once (32 products per instruction). Sums run in 16 bits for 8 column pairs (at most
+// 8 * 2 * 15 * 128 = 30720), then widen to 32 bits as low + 256 high; the group's scales and
+// offsets are applied once per group:
 //   y[r] = sum_g scale[g, r] xscale[g] sum_{k in g} q[k, r] xq[k]
 //          + (zero[g, r] - 8 scale[g, r]) sum_{k in g} x[k]
-// (integer sums cannot overflow: 15 * 32767 * group_size < 2^31 for groups up to 4096).
+// (the 32-bit sums cannot overflow: 15 * 32639 * group_size < 2^31 for groups up to 4096).
 
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
@@ -29,7 +32,13 @@ namespace {
 
 constexpr int64_t kBlockRows = 32;
 constexpr int64_t kBlockBytes = kBlockRows / 2;
-constexpr int kMaxTileRows = 4;
+// Rows of x that share one pass over the weights: with two, each row's 16-bit and 32-bit sums
+// still fit the 16 vector registers (four rows spilled and ran 12% slower at 8 rows).
+constexpr int kMaxTileRows = 2;
+// 127 * 256 + 127: the largest x_q whose high byte, (x_q + 128) >> 8, still fits a signed byte.
+constexpr int kActivationLevels = 32639;
+// Column pairs summed in 16 bits before widening: each adds at most 2 * 15 * 128 = 3840.
+constexpr int64_t kPairsPerWidening = 8;
 
 // Eight (scale, zero) pairs as two fp32 vectors, offset = zero - 8 scale. bf16 pairs: the scale
 // is the low half of each 32-bit lane, the zero the high half.
@@ -57,55 +66,87 @@ template <int Tile, typename Pair>
 void block_product(
     const uint8_t* packed_block,   // [K, 16] bytes of this block
     const Pair* scale_zero,        // [G, N, 2]
-    const int16_t* x_q,            // [Tile, K] x as 16-bit integers, one scale per group
+    const int8_t* x_high,          // [Tile, K] x_q = 256 x_high + x_low, one scale per group
+    const int8_t* x_low,           // [Tile, K]
     const float* x_group_scales,   // [Tile, G]
     const float* x_group_sums,     // [Tile, G] (of x itself, not of x_q)
     int64_t block, int64_t k_size, int64_t n_size, int64_t group_size, float* y, int64_t y_stride) {
   const int64_t groups = k_size / group_size;
-  const __m128i low_mask = _mm_set1_epi8(0x0F);
+  const __m256i low_mask = _mm256_set1_epi8(0x0F);
+  // Per 128-bit lane, the bytes of column k (first 8) and k + 1 (last 8) as (k, k + 1) pairs.
+  const __m256i pair_order = _mm256_setr_epi8(0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15,
+                                              0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15);
+  // (1, 256) per pair of 16-bit lanes: low byte sum + 256 high byte sum, in 32 bits.
+  const __m256i join_bytes = _mm256_set1_epi32(0x01000001);
   __m256 total[Tile][4];
   for (int t = 0; t < Tile; ++t)
     for (int v = 0; v < 4; ++v) total[t][v] = _mm256_setzero_ps();
 
   for (int64_t g = 0; g < groups; ++g) {
+    // 32-bit sums, rows in the order unpacking leaves them: [0-3 | 8-11], [4-7 | 12-15], then
+    // the same for rows 16-31.
     __m256i acc[Tile][4];
     for (int t = 0; t < Tile; ++t)
       for (int v = 0; v < 4; ++v) acc[t][v] = _mm256_setzero_si256();
     const int64_t k_end = (g + 1) * group_size;
-    for (int64_t k = g * group_size; k < k_end; k += 2) {
-      // Columns k and k + 1 interleaved byte by byte, so that after widening each 32-bit lane
-      // holds one row's weights for both columns: what vpmaddwd multiplies by (x[k], x[k+1]).
-      const __m128i column = _mm_loadu_si128(
-          reinterpret_cast<const __m128i*>(packed_block + k * kBlockBytes));
-      const __m128i next = _mm_loadu_si128(
-          reinterpret_cast<const __m128i*>(packed_block + (k + 1) * kBlockBytes));
-      const __m128i rows_0_7 = _mm_unpacklo_epi8(column, next);
-      const __m128i rows_8_15 = _mm_unpackhi_epi8(column, next);
-      const __m256i w[4] = {
-          _mm256_cvtepu8_epi16(_mm_and_si128(rows_0_7, low_mask)),
-          _mm256_cvtepu8_epi16(_mm_and_si128(rows_8_15, low_mask)),
-          _mm256_cvtepu8_epi16(_mm_and_si128(_mm_srli_epi16(rows_0_7, 4), low_mask)),
-          _mm256_cvtepu8_epi16(_mm_and_si128(_mm_srli_epi16(rows_8_15, 4), low_mask)),
-      };
-      for (int t = 0; t < Tile; ++t) {
-        int32_t pair;
-        std::memcpy(&pair, x_q + t * k_size + k, sizeof(pair));
-        const __m256i x_pair = _mm256_set1_epi32(pair);
-        for (int v = 0; v < 4; ++v)
-          acc[t][v] = _mm256_add_epi32(acc[t][v], _mm256_madd_epi16(w[v], x_pair));
+    for (int64_t chunk = g * group_size; chunk < k_end; chunk += 2 * kPairsPerWidening) {
+      const int64_t chunk_end = std::min(chunk + 2 * kPairsPerWidening, k_end);
+      // 16-bit sums of rows 0-15 ([0]) and 16-31 ([1]) times the high and the low bytes of x.
+      __m256i high[Tile][2], low[Tile][2];
+      for (int t = 0; t < Tile; ++t)
+        for (int h = 0; h < 2; ++h) high[t][h] = low[t][h] = _mm256_setzero_si256();
+      for (int64_t k = chunk; k < chunk_end; k += 2) {
+        // Columns k and k + 1 are 32 adjacent bytes; reordered, byte pair j holds row j (low
+        // nibbles) and row j + 16 (high nibbles) of both columns: what vpmaddubsw multiplies
+        // by a pair of x's bytes.
+        const __m256i columns = _mm256_loadu_si256(
+            reinterpret_cast<const __m256i*>(packed_block + k * kBlockBytes));
+        const __m256i pairs =
+            _mm256_shuffle_epi8(_mm256_permute4x64_epi64(columns, 0xD8), pair_order);
+        const __m256i w[2] = {
+            _mm256_and_si256(pairs, low_mask),
+            _mm256_and_si256(_mm256_srli_epi16(pairs, 4), low_mask),
+        };
+        for (int t = 0; t < Tile; ++t) {
+          int16_t high_pair, low_pair;
+          std::memcpy(&high_pair, x_high + t * k_size + k, sizeof(high_pair));
+          std::memcpy(&low_pair, x_low + t * k_size + k, sizeof(low_pair));
+          const __m256i x_high_pair = _mm256_set1_epi16(high_pair);
+          const __m256i x_low_pair = _mm256_set1_epi16(low_pair);
+          for (int h = 0; h < 2; ++h) {
+            high[t][h] = _mm256_add_epi16(high[t][h], _mm256_maddubs_epi16(w[h], x_high_pair));
+            low[t][h] = _mm256_add_epi16(low[t][h], _mm256_maddubs_epi16(w[h], x_low_pair));
+          }
+        }
       }
+      for (int t = 0; t < Tile; ++t)
+        for (int h = 0; h < 2; ++h) {
+          acc[t][2 * h] = _mm256_add_epi32(
+              acc[t][2 * h],
+              _mm256_madd_epi16(_mm256_unpacklo_epi16(low[t][h], high[t][h]), join_bytes));
+          acc[t][2 * h + 1] = _mm256_add_epi32(
+              acc[t][2 * h + 1],
+              _mm256_madd_epi16(_mm256_unpackhi_epi16(low[t][h], high[t][h]), join_bytes));
+        }
     }
-    // Accumulator v holds rows 8v .. 8v + 7 of the block (low nibbles 0-15, then high 16-31).
     const Pair* pairs = scale_zero + (g * n_size + block * kBlockRows) * 2;
-    for (int v = 0; v < 4; ++v) {
-      __m256 scale, offset;
-      load_scale_offset(pairs + v * 16, scale, offset);
-      for (int t = 0; t < Tile; ++t) {
-        const __m256 x_scale = _mm256_set1_ps(x_group_scales[t * groups + g]);
-        const __m256 x_sum = _mm256_set1_ps(x_group_sums[t * groups + g]);
-        const __m256 q_dot = _mm256_mul_ps(_mm256_cvtepi32_ps(acc[t][v]), x_scale);
-        total[t][v] = _mm256_fmadd_ps(q_dot, scale, total[t][v]);
-        total[t][v] = _mm256_fmadd_ps(offset, x_sum, total[t][v]);
+    for (int t = 0; t < Tile; ++t) {
+      const __m256 x_scale = _mm256_set1_ps(x_group_scales[t * groups + g]);
+      const __m256 x_sum = _mm256_set1_ps(x_group_sums[t * groups + g]);
+      for (int h = 0; h < 2; ++h) {
+        // rows 16h + 0-7 and 16h + 8-15 in order
+        const __m256i rows[2] = {
+            _mm256_permute2x128_si256(acc[t][2 * h], acc[t][2 * h + 1], 0x20),
+            _mm256_permute2x128_si256(acc[t][2 * h], acc[t][2 * h + 1], 0x31),
+        };
+        for (int r = 0; r < 2; ++r) {
+          const int v = 2 * h + r;
+          __m256 scale, offset;
+          load_scale_offset(pairs + v * 16, scale, offset);
+          const __m256 q_dot = _mm256_mul_ps(_mm256_cvtepi32_ps(rows[r]), x_scale);
+          total[t][v] = _mm256_fmadd_ps(q_dot, scale, total[t][v]);
+          total[t][v] = _mm256_fmadd_ps(offset, x_sum, total[t][v]);
+        }
       }
     }
   }
@@ -114,11 +155,11 @@ void block_product(
       _mm256_storeu_ps(y + t * y_stride + block * kBlockRows + v * 8, total[t][v]);
 }
 
-// x as 16-bit integers with one scale per group: 15 bits below the group's largest value,
-// finer than x's own bf16 for every element within 2^7 of it. One plain loop: for the few rows
-// of decode, a chain of tensor ops costs more than the arithmetic.
-void quantize_activations(const float* x, int64_t group_count, int64_t group_size, int16_t* x_q,
-                          float* scales, float* sums) {
+// x as integers of at most kActivationLevels in magnitude, one scale per group, split into two
+// signed bytes: x_q = 256 high + low, low in [-128, 127]. One plain loop: for the few rows of
+// decode, a chain of tensor ops costs more than the arithmetic.
+void quantize_activations(const float* x, int64_t group_count, int64_t group_size, int8_t* x_high,
+                          int8_t* x_low, float* scales, float* sums) {
   for (int64_t group = 0; group < group_count; ++group) {
     const float* values = x + group * group_size;
     float largest = 0.0f, sum = 0.0f;
@@ -126,23 +167,27 @@ void quantize_activations(const float* x, int64_t group_count, int64_t group_siz
       largest = std::max(largest, std::fabs(values[i]));
       sum += values[i];
     }
-    const float scale = largest / 32767.0f;
-    const float inverse = largest > 0.0f ? 32767.0f / largest : 0.0f;
-    for (int64_t i = 0; i < group_size; ++i)
-      x_q[group * group_size + i] = static_cast<int16_t>(std::nearbyint(values[i] * inverse));
+    const float scale = largest / kActivationLevels;
+    const float inverse = largest > 0.0f ? kActivationLevels / largest : 0.0f;
+    for (int64_t i = 0; i < group_size; ++i) {
+      const int32_t q = static_cast<int32_t>(std::nearbyint(values[i] * inverse));
+      const int32_t high = (q + 128) >> 8;  // arithmetic shift: the floor
+      x_high[group * group_size + i] = static_cast<int8_t>(high);
+      x_low[group * group_size + i] = static_cast<int8_t>(q - 256 * high);
+    }
     scales[group] = scale;
     sums[group] = sum;
   }
 }
 
 template <int Tile, typename Pair>
-void tile_product(const uint8_t* packed, const Pair* scale_zero, const int16_t* x_q,
-                  const float* x_group_scales, const float* x_group_sums, int64_t k_size,
-                  int64_t n_size, int64_t group_size, float* y, int64_t y_stride) {
+void tile_product(const uint8_t* packed, const Pair* scale_zero, const int8_t* x_high,
+                  const int8_t* x_low, const float* x_group_scales, const float* x_group_sums,
+                  int64_t k_size, int64_t n_size, int64_t group_size, float* y, int64_t y_stride) {
   const int64_t blocks = n_size / kBlockRows;
   at::parallel_for(0, blocks, 16, [&](int64_t begin, int64_t end) {
     for (int64_t block = begin; block < end; ++block)
-      block_product<Tile>(packed + block * kBlockRows * k_size / 2, scale_zero, x_q,
+      block_product<Tile>(packed + block * kBlockRows * k_size / 2, scale_zero, x_high, x_low,
                           x_group_scales, x_group_sums, block, k_size, n_size, group_size, y,
                           y_stride);
   });
@@ -171,10 +216,11 @@ at::Tensor int4_mm(const at::Tensor& x, const at::Tensor& packed, const at::Tens
   const at::Tensor x_f = x.to(at::kFloat).contiguous();
   const at::Tensor x_group_sums = at::empty({m_size, groups}, x_f.options());
   const at::Tensor x_group_scales = at::empty({m_size, groups}, x_f.options());
-  const at::Tensor x_q = at::empty({m_size, k_size}, x_f.options().dtype(at::kShort));
+  const at::Tensor x_high = at::empty({m_size, k_size}, x_f.options().dtype(at::kChar));
+  const at::Tensor x_low = at::empty({m_size, k_size}, x_f.options().dtype(at::kChar));
   quantize_activations(x_f.data_ptr<float>(), m_size * groups, group_size,
-                       x_q.data_ptr<int16_t>(), x_group_scales.data_ptr<float>(),
-                       x_group_sums.data_ptr<float>());
+                       x_high.data_ptr<int8_t>(), x_low.data_ptr<int8_t>(),
+                       x_group_scales.data_ptr<float>(), x_group_sums.data_ptr<float>());
   at::Tensor y = at::empty({m_size, n_size}, x.options().dtype(at::kFloat));
 
   const at::Tensor packed_c = packed.contiguous();
@@ -184,17 +230,16 @@ at::Tensor int4_mm(const at::Tensor& x, const at::Tensor& packed, const at::Tens
     for (int64_t row = 0; row < m_size; row += kMaxTileRows) {
       const auto run = [&](auto tile_rows) {
         tile_product<decltype(tile_rows)::value, Pair>(
-            packed_c.data_ptr<uint8_t>(), pairs, x_q.data_ptr<int16_t>() + row * k_size,
+            packed_c.data_ptr<uint8_t>(), pairs, x_high.data_ptr<int8_t>() + row * k_size,
+            x_low.data_ptr<int8_t>() + row * k_size,
             x_group_scales.data_ptr<float>() + row * groups,
             x_group_sums.data_ptr<float>() + row * groups, k_size, n_size, group_size,
             y.data_ptr<float>() + row * n_size, n_size);
       };
-      switch (std::min<int64_t>(kMaxTileRows, m_size - row)) {
-        case 1: run(std::integral_constant<int, 1>{}); break;
-        case 2: run(std::integral_constant<int, 2>{}); break;
-        case 3: run(std::integral_constant<int, 3>{}); break;
-        default: run(std::integral_constant<int, 4>{}); break;
-      }
+      if (m_size - row == 1)
+        run(std::integral_constant<int, 1>{});
+      else
+        run(std::integral_constant<int, kMaxTileRows>{});
     }
   };
   if (scale_zero_c.scalar_type() == at::kBFloat16)
