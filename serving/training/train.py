@@ -154,6 +154,8 @@ class Corpus:
     ) -> tuple[Corpus, int]:
         """This corpus for one epoch: a share of the copying examples re-encoded from their
         lines with their values disguised, each by its own draw; and how many were."""
+        if settings.disguise_share == 0:
+            return self, 0
         chosen = [
             i
             for i, example in enumerate(self.examples)
