@@ -168,16 +168,15 @@ class DemoSummary(BaseModel):
 def given_values(params: Any) -> list[str]:
     """The strings among a task's parameters, nested ones included, each once: what training
     may disguise where a reply copies them (`serving.training.disguise`)."""
-    found: dict[str, None] = {}
-    if isinstance(params, str):
-        found[params] = None
-    elif isinstance(params, dict):
-        for value in params.values():
-            found.update(dict.fromkeys(given_values(value)))
-    elif isinstance(params, list | tuple):
-        for value in params:
-            found.update(dict.fromkeys(given_values(value)))
-    return list(found)
+
+    def strings(value: Any) -> Iterator[str]:
+        if isinstance(value, str):
+            yield value
+        elif isinstance(value, dict | list | tuple):
+            for item in value.values() if isinstance(value, dict) else value:
+                yield from strings(item)
+
+    return list(dict.fromkeys(strings(params)))
 
 
 def record_episode(episode: DemoEpisode, scratch: Path) -> list[dict[str, Any]] | None:

@@ -106,11 +106,9 @@ def test_element_numbers_keep_their_value_when_a_copied_number_equals_one(
     demos = recorded("ClockAlarmAdd", 150, tmp_path)
     minute = TASKS_BY_NAME["ClockAlarmAdd"].params(150)["hhmm"][3:]
     step = typing(demos, minute)
-    lines = [
-        f'{user_text(step)}\n[{minute}] button "{minute}"',  # an element numbered as the value
-    ]
+    numbered = f'{user_text(step)}\n[{minute}] button "{minute}"'  # element number = value
     crafted = step.model_copy(
-        update={"messages": [step.messages[0], {"role": "user", "content": lines[0]}]}
+        update={"messages": [step.messages[0], {"role": "user", "content": numbered}]}
     )
     hidden = disguise(crafted, random.Random(3))
     assert hidden is not None

@@ -116,18 +116,22 @@ def _prompt(rng: random.Random, length: int) -> list[int]:
     return [rng.choice(_PROMPT_IDS) for _ in range(length)]
 
 
-def _completion(
-    client: httpx.Client, model: str, prompt: list[int], max_tokens: int
-) -> list[float]:
-    """Stream one greedy completion; the arrival time of each chunk that carries text."""
-    body = {
+def _greedy_request(model: str, prompt: list[int], max_tokens: int) -> dict[str, object]:
+    """A greedy completion that ignores end of sequence, so it is always `max_tokens` long."""
+    return {
         "model": model,
         "prompt": prompt,
         "max_tokens": max_tokens,
         "temperature": 0,
         "ignore_eos": True,
-        "stream": True,
     }
+
+
+def _completion(
+    client: httpx.Client, model: str, prompt: list[int], max_tokens: int
+) -> list[float]:
+    """Stream one greedy completion; the arrival time of each chunk that carries text."""
+    body = {**_greedy_request(model, prompt, max_tokens), "stream": True}
     arrivals: list[float] = []
     with client.stream("POST", "/completions", json=body) as response:
         response.raise_for_status()
@@ -152,16 +156,9 @@ def timed_completion(
     client: httpx.Client, model: str, prompt: list[int], max_tokens: int
 ) -> tuple[float, float, int]:
     """(start, end, completion tokens) of one greedy completion returned whole, as the agent
-    asks for one, that ignores end of sequence."""
-    body = {
-        "model": model,
-        "prompt": prompt,
-        "max_tokens": max_tokens,
-        "temperature": 0,
-        "ignore_eos": True,
-    }
+    asks for one."""
     started = time.perf_counter()
-    response = client.post("/completions", json=body)
+    response = client.post("/completions", json=_greedy_request(model, prompt, max_tokens))
     response.raise_for_status()
     return started, time.perf_counter(), int(response.json()["usage"]["completion_tokens"])
 

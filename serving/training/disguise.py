@@ -41,22 +41,22 @@ _AFTER = r"(?![\w\]])"
 _BLOCK = 128  # code points: letters are swapped within their script's block of the table
 
 
+def _arguments(call: dict[str, Any]) -> dict[str, Any]:
+    """A tool call's arguments, decoded where they are a JSON string (as on the wire)."""
+    arguments = call.get("function", {}).get("arguments") or "{}"
+    return dict(json.loads(arguments) if isinstance(arguments, str) else arguments)
+
+
 def _string_arguments(target: dict[str, Any]) -> Iterator[str]:
     for call in target.get("tool_calls") or []:
-        arguments = call.get("function", {}).get("arguments") or "{}"
-        decoded = json.loads(arguments) if isinstance(arguments, str) else arguments
-        yield from (value for value in decoded.values() if isinstance(value, str))
+        yield from (value for value in _arguments(call).values() if isinstance(value, str))
     for key in ("content", "reasoning_content"):
         if target.get(key):
             yield target[key]
 
 
-def _user_texts(demo: Demo) -> list[str]:
-    return [
-        message["content"]
-        for message in demo.messages
-        if message.get("role") != "system" and isinstance(message.get("content"), str)
-    ]
+def _is_user_text(message: dict[str, Any]) -> bool:
+    return message.get("role") != "system" and isinstance(message.get("content"), str)
 
 
 def _pattern(values: list[str]) -> re.Pattern[str]:
@@ -66,25 +66,25 @@ def _pattern(values: list[str]) -> re.Pattern[str]:
 
 def copied_values(demo: Demo) -> list[str]:
     """The values the reply copies from the request, longest first."""
-    instructions = json.dumps(demo.tools, ensure_ascii=False) + "".join(
-        str(m.get("content") or "") for m in demo.messages if m.get("role") == "system"
-    )
-    users = _user_texts(demo)
+    if not demo.values:
+        return []
+    users = [m["content"] for m in demo.messages if _is_user_text(m)]
     found: set[str] = set()
     for argument in _string_arguments(demo.target):
         for part in {argument, *argument.split(",")}:
             value = part.strip()
-            if (
-                len(value) < _MIN_LENGTH
-                or not any(c.isalnum() for c in value)
-                or value in instructions
-            ):
+            if len(value) < _MIN_LENGTH or not any(c.isalnum() for c in value):
                 continue
             alone = _pattern([value])
             if any(alone.search(given) for given in demo.values) and any(
                 alone.search(text) for text in users
             ):
                 found.add(value)
+    if found:  # only then: the tools and the system prompt are most of a request's text
+        instructions = json.dumps(demo.tools, ensure_ascii=False) + "".join(
+            str(m.get("content") or "") for m in demo.messages if m.get("role") == "system"
+        )
+        found = {value for value in found if value not in instructions}
     return sorted(found, key=len, reverse=True)
 
 
@@ -131,10 +131,7 @@ def disguise(demo: Demo, rng: random.Random) -> Demo | None:
         return pattern.sub(lambda match: cipher(match.group(0)), text)
 
     messages = [
-        {**m, "content": hide(m["content"])}
-        if m.get("role") != "system" and isinstance(m.get("content"), str)
-        else m
-        for m in demo.messages
+        {**m, "content": hide(m["content"])} if _is_user_text(m) else m for m in demo.messages
     ]
     target = dict(demo.target)
     for key in ("content", "reasoning_content"):
@@ -142,11 +139,8 @@ def disguise(demo: Demo, rng: random.Random) -> Demo | None:
             target[key] = hide(target[key])
     calls = []
     for call in target.get("tool_calls") or []:
-        function = dict(call.get("function", {}))
-        arguments = function.get("arguments") or "{}"
-        decoded = json.loads(arguments) if isinstance(arguments, str) else arguments
-        hidden = {k: hide(v) if isinstance(v, str) else v for k, v in decoded.items()}
-        function["arguments"] = json.dumps(hidden, ensure_ascii=False)
+        hidden = {k: hide(v) if isinstance(v, str) else v for k, v in _arguments(call).items()}
+        function = {**call.get("function", {}), "arguments": json.dumps(hidden, ensure_ascii=False)}
         calls.append({**call, "function": function})
     if calls:
         target["tool_calls"] = calls
