@@ -8,10 +8,11 @@ shortcut: each copied value is replaced, wherever the request and the reply show
 string made for this demonstration (every letter or digit swapped for a random one of its
 kind), so the only way to predict it is to copy it.
 
-Removing the shortcut does not by itself make copying appear: a model trained from scratch on
+Removing the shortcut is not enough from scratch: a model trained from nothing on
 demonstrations half of whose copied values were disguised learnt to write made-up strings of
-the same look instead (the `sim` model card has the run). `phone-agent train --disguise` is
-therefore off by default.
+the same look instead. Continuing a policy that already knew the apps and screens, the same
+disguising made it copy (the `sim` model card has both runs). `phone-agent train --disguise` is
+therefore an option for such a continued run, off by default.
 
 A copied value is a string argument of the reply, or a comma-separated part of one, that is
 one of the values the episode's task was given (the demonstration's `values`: names, numbers,
