@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from serving.quantization import probe as probe_module
 from serving.quantization import timings
 from serving.quantization.probe import (
     HardwareProfile,
@@ -300,6 +301,8 @@ def test_probe_measure_prints_the_timings_and_chooses_from_them(
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.setattr(measure, "measure", fake_measure)
+    # A CPU-only host wherever the test runs: with a CUDA GPU the probe rightly picks bf16.
+    monkeypatch.setattr(probe_module, "probe_hardware", lambda: _hardware(flags="avx2 fma"))
     assert main(["probe", "--measure", "--priority", "speed"]) == 0
     text = capsys.readouterr().out
     assert "w4a16" in text and "not timed" in text and "choice:  w4a16 for speed" in text
