@@ -51,11 +51,24 @@ def register(subparsers: Any) -> None:
         const="builtin",
         default=None,
         metavar="PROMPTS",
-        help="after quantizing, compare DST with SRC on the prompts of a file (one per line) "
-        "or on a built-in set",
+        help="after quantizing, compare DST with SRC on a built-in set, on the prompts of a "
+        "text file (one per line) or on the agent's chat requests in a demonstrations file "
+        "(.jsonl, .jsonl.gz, .jsonl.xz from `eval --export-demos`)",
     )
     quantize.add_argument(
-        "--compare-tokens", type=int, default=32, metavar="N", help="greedy tokens per prompt"
+        "--compare-tokens",
+        type=int,
+        default=32,
+        metavar="N",
+        help="greedy tokens per plain prompt (a chat request's continuation runs to the end "
+        "of its reply)",
+    )
+    quantize.add_argument(
+        "--compare-count",
+        type=int,
+        default=64,
+        metavar="N",
+        help="chat requests taken from a demonstrations file, spread evenly over it",
     )
     quantize.set_defaults(handler=run_quantize)
 
@@ -146,9 +159,8 @@ def run_quantize(args: argparse.Namespace) -> int:
         return 0
     from serving.quantization.compare import compare_builds, load_prompts
 
-    comparison = compare_builds(
-        args.source, args.destination, load_prompts(args.compare), args.compare_tokens
-    )
+    prompts = load_prompts(args.compare, args.source, args.compare_count)
+    comparison = compare_builds(args.source, args.destination, prompts, args.compare_tokens)
     if args.json:
         print(comparison.model_dump_json())
     else:
