@@ -38,7 +38,7 @@ def demos(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def test_chat_requests_are_rendered_as_the_server_prompts_the_model(
+def test_chat_requests_carry_the_tools_the_screen_and_the_reply_opening(
     tiny_dir: Path, demos: Path
 ) -> None:
     from transformers import AutoTokenizer

@@ -20,7 +20,12 @@ import pytest
 
 pytest.importorskip("vllm")
 
+from evals.demos import export_demos, plan_demo_episodes
+from serving.checkpoint import cached_tiny_checkpoint
 from serving.launcher import group_members
+from serving.quantization import compare
+from serving.training.data import parse_demo, read_demo_lines
+from simulator.tasks import TASKS_BY_NAME
 from tests.cli_process import DetachedServer, run_cli, serve_detached
 
 pytestmark = pytest.mark.slow
@@ -141,6 +146,33 @@ def test_agent_runs_three_steps_on_the_simulator(server: DetachedServer, tmp_pat
     assert lines[0]["type"] == "episode" and lines[-1]["type"] == "end"
 
 
+def test_compare_prompts_are_the_tokens_the_server_makes_of_the_chat_requests(
+    server: DetachedServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`quantize --compare DEMOS` renders requests itself; vLLM's /tokenize renders them the
+    way a chat completion does. Both thinking modes, tools and history included."""
+    demos = tmp_path / "demos.jsonl"
+    episodes = plan_demo_episodes([TASKS_BY_NAME["SystemWifiTurnOn"]], [100, 101], "mixed")
+    export_demos(episodes, demos)
+    lines = read_demo_lines(demos)
+    monkeypatch.setenv("XDG_CACHE_HOME", server.env["XDG_CACHE_HOME"])  # the served checkpoint
+    prompts = compare.load_prompts(str(demos), cached_tiny_checkpoint(), count=len(lines))
+    assert len(prompts) == len(lines)
+    root = server.base_url.removesuffix("/v1")
+    for number, (line, prompt) in enumerate(zip(lines, prompts, strict=True), 1):
+        demo = parse_demo(line, number)
+        body = {
+            "model": "tiny",
+            "messages": demo.messages,
+            "tools": demo.tools,
+            "chat_template_kwargs": demo.chat_template_kwargs,
+        }
+        response = httpx.post(f"{root}/tokenize", json=body, timeout=60)
+        assert response.status_code == 200, response.text
+        assert response.json()["tokens"] == prompt.prompt, f"request {number}"
+
+
+# Last: it stops the module's server.
 def test_stop_leaves_no_server_process(server: DetachedServer) -> None:
     assert group_members(server.record.pgid), "the detached server should be running"
     stopped = run_cli("serve", "--stop", "--port", str(server.port), env=server.env, timeout=120)

@@ -105,7 +105,7 @@ def _chat_prompts(path: Path, model_dir: Path, count: int) -> list[ComparePrompt
     for number in picked:
         demo = parse_demo(lines[number], number + 1)
         text, _ = renderer.render(demo)
-        goal = str(demo.messages[-1].get("content") or "").splitlines()[0][:60]
+        goal = next(iter(str(demo.messages[-1].get("content") or "").splitlines()), "")[:60]
         prompts.append(
             ComparePrompt(
                 label=f"demonstration {number + 1}: {goal}",
