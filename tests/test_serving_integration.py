@@ -65,6 +65,12 @@ def test_the_default_start_is_compiled_on_this_cpu_and_answers(server: DetachedS
     log = Path(server.record.log).read_text(encoding="utf-8", errors="replace")
     assert "enforce_eager=False" in log and "quantization=phone_agent_w4a16" in log
     assert "Warming up done" in log  # the compile pass ran
+    # the API server and one engine process that holds the weights (besides multiprocessing's
+    # resource tracker): no third process that imports torch and vLLM again at every start
+    commands = [
+        Path(f"/proc/{pid}/cmdline").read_bytes() for pid in group_members(server.record.pgid)
+    ]
+    assert len([c for c in commands if b"resource_tracker" not in c]) == 2, commands
     choice = chat(server, messages=[{"role": "user", "content": "Hello"}], max_tokens=4)
     assert choice["message"]["reasoning"] or choice["message"]["content"]
 

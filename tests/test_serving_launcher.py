@@ -109,6 +109,8 @@ def test_environment_binds_threads_and_drops_the_gib_override() -> None:
     assert env["VLLM_CPU_OMP_THREADS_BIND"] == "0-1"
     assert env["VLLM_PLUGINS"] == "phone_agent" and env["HF_HUB_OFFLINE"] == "1"
     assert env["PATH"] == "/bin"
+    # with the in-process executor the server is two processes, not three
+    assert env["VLLM_ENABLE_V1_MULTIPROCESSING"] == "0"
 
 
 @pytest.mark.parametrize(
