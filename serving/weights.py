@@ -75,7 +75,9 @@ def _scheme_args(scheme: Scheme, dtype: str) -> tuple[str, ...]:
 def _cached_build(source: Path, scheme: QuantizedScheme) -> Path:
     """The `scheme` build of `source`, made once; a half-written build is never trusted."""
 
-    stamp = source.stat().st_mtime_ns
+    # The newest of the folder and its files: weights copied over the old ones in place leave
+    # the folder's own time as it was, and must not be served from the old build.
+    stamp = max(path.stat().st_mtime_ns for path in (source, *source.iterdir()))
     target = user_cache_dir() / "quantized" / f"{source.name}-{stamp}-{scheme}"
     if (target / "config.json").is_file():
         return target

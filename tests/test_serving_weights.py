@@ -35,6 +35,19 @@ def test_a_bf16_checkpoint_is_quantized_once_and_reused(tiny: ResolvedModel) -> 
     assert (again.model.path / "config.json").stat().st_mtime_ns == built  # not rebuilt
 
 
+def test_weights_copied_over_in_place_are_quantized_afresh(tiny: ResolvedModel) -> None:
+    first = plan_weights(tiny, "w4a16", "auto", lambda stage: None).model.path
+    retrained = make_checkpoint(tiny.path.parent / "retrained", "tiny", seed=1)
+    shard = next(tiny.path.glob("*.safetensors"))
+    shard.write_bytes(next(retrained.glob("*.safetensors")).read_bytes())  # same file, new bytes
+    second = plan_weights(tiny, "w4a16", "auto", lambda stage: None).model.path
+    assert second != first
+    assert (
+        next(second.glob("*.safetensors")).read_bytes()
+        != next(first.glob("*.safetensors")).read_bytes()
+    )
+
+
 def test_bf16_serves_the_checkpoint_itself_and_an_explicit_dtype_wins(
     tiny: ResolvedModel,
 ) -> None:
