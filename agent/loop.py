@@ -209,6 +209,7 @@ class Stepper:
         self._clock = clock
         self._history: list[prompt.StepSummary] = []
         self._notes: list[str] = []
+        self._remembered: list[str] = []
         self._unsure = False  # the last reply asked for time or was unusable
 
     def decide(self, screen: Screen) -> Turn:
@@ -218,7 +219,12 @@ class Stepper:
         stop; it does not count as a step."""
         number = self.steps + 1
         user = prompt.user_turn(
-            self.goal, self._history, self._notes, screen, self.settings.history_steps
+            self.goal,
+            self._history,
+            self._notes,
+            screen,
+            self.settings.history_steps,
+            self._remembered,
         )
         self._notes = []
         request = DecisionRequest(
@@ -246,7 +252,10 @@ class Stepper:
         model_s = self._clock() - started
         self.steps = number
 
-        parsed = parse_reply(reply.content, reply.reasoning, reply.tool_calls)
+        # remembered lines are kept whatever becomes of the call; they are not part of it
+        remembered, content = prompt.split_remembered(reply.content)
+        self._remembered = prompt.keep_remembered(self._remembered, remembered)
+        parsed = parse_reply(content, reply.reasoning, reply.tool_calls)
         # JSON arguments may escape a lone surrogate ("\ud800"), which no device, terminal or
         # trajectory file can take
         parsed = ParsedCall.model_validate(replace_lone_surrogates(parsed.model_dump()))

@@ -3,8 +3,14 @@ the loop and the guards send back with the next screen, so that the model's whol
 reviewed here.
 
 The system message (and the tools list sent beside it) never changes during a run, so a
-server's prefix cache reuses it; the user turn puts the goal first (stable within a run) and the
-per-step content last: recent steps, notes from the guards, the current screen.
+server's prefix cache reuses it; the user turn puts the goal first (stable within a run), then
+what the model asked to remember (it only grows), and the per-step content last: recent steps,
+notes from the guards, the current screen.
+
+Remembering. The prompt shows only the current screen and a few history lines, so a value read
+on one screen (a number in a message, a time in the calendar) is gone once the model leaves it.
+A reply may therefore carry lines `Remember: ...` beside its tool call; the loop keeps them and
+shows them after the goal on every later step (`split_remembered`, `user_turn`).
 
 The notes are the feedback functions below: the loop's (a reply with extra calls, an action
 that did not land, reasoning cut at its budget) and the guards' (an unusable reply, a repeated
@@ -14,6 +20,7 @@ lines use `describe_action`, `NOTHING_CHANGED` and `blocked_step`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import assert_never
@@ -42,9 +49,16 @@ current screen are valid.
 - press_key: back, home, enter, ...; open_app by its name; wait while something loads.
 - Call task_complete(success=true) as soon as the screen shows the goal achieved; put the \
 answer to a question in `answer`. Call task_complete(success=false) if it cannot be done.
-- Never undo what the goal asked for: a switch already in the asked state is done."""
+- Never undo what the goal asked for: a switch already in the asked state is done.
+- A line "Remember: <value>" before the call keeps a value for later screens."""
 
 DEFAULT_HISTORY_STEPS = 4
+
+REMEMBER = "Remember:"
+# Enough for the longest need seen (three lines of a file); the oldest go first beyond it.
+MAX_REMEMBERED = 8
+MAX_REMEMBERED_CHARS = 200
+_REMEMBER_LINE = re.compile(r"^[ \t>*-]*remember:[ \t]*(.*?)[ \t]*$", re.IGNORECASE | re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -66,8 +80,11 @@ def user_turn(
     notes: Sequence[str],
     screen: Screen,
     history_steps: int = DEFAULT_HISTORY_STEPS,
+    remembered: Sequence[str] = (),
 ) -> str:
     parts = [f"Goal: {goal}"]
+    if remembered:
+        parts.append("Remembered:\n" + "\n".join(f"- {item}" for item in remembered))
     recent = list(history)[-history_steps:] if history_steps > 0 else []
     if recent:
         lines = [f"{item.step}. {item.action} -> {item.outcome}" for item in recent]
@@ -76,6 +93,26 @@ def user_turn(
         parts.append("\n".join(f"Note: {note}" for note in notes))
     parts.append("Screen:\n" + screen.render())
     return "\n\n".join(parts)
+
+
+def split_remembered(content: str | None) -> tuple[list[str], str]:
+    """The `Remember: ...` lines of a reply's answer (each cut to MAX_REMEMBERED_CHARS), and
+    the answer without them, which is what holds the call. Reasoning is not searched: only
+    what the model says after it counts."""
+    text = content or ""
+    answer = text.rpartition("</think>")[2]
+    found = [
+        item[:MAX_REMEMBERED_CHARS]
+        for item in (match.group(1) for match in _REMEMBER_LINE.finditer(answer))
+        if item
+    ]
+    return found, text[: len(text) - len(answer)] + _REMEMBER_LINE.sub("", answer)
+
+
+def keep_remembered(remembered: list[str], new: Sequence[str]) -> list[str]:
+    """`remembered` with the `new` items it lacks added, oldest dropped beyond the limit."""
+    kept = remembered + [item for item in dict.fromkeys(new) if item not in remembered]
+    return kept[-MAX_REMEMBERED:]
 
 
 def messages(user: str) -> list[dict[str, str]]:

@@ -69,7 +69,8 @@ class FaultyPolicy:
     def __init__(self, task: Task, seed: int, mode: str) -> None:
         if mode not in FAULT_MODES:
             raise ValueError(f"unknown fault mode {mode!r}; one of: {', '.join(FAULT_MODES)}")
-        plan = task.oracle(seed)
+        # a faulty model keeps no notes
+        plan = [step for step in task.oracle(seed) if step.tool != "remember"]
         actions = [step for step in plan if step.tool != "task_complete"]
         finish = [step for step in plan if step.tool == "task_complete"]
         prefix, decisive = actions[:-1], actions[-1:]

@@ -12,7 +12,10 @@ next step's element is not on screen: a system window over the app is dismissed;
 than the plan's, the plan's app is opened again (or the home screen, for a plan that starts
 there); on a page the plan led to, the page is scrolled both ways looking for it; otherwise the
 oracle goes back a page, which in the end leaves the app and opens it afresh. A step marked
-optional (a prompt only some launches show) is skipped when its element is absent.
+optional (a prompt only some launches show) is skipped when its element is absent. A remember
+step is found like any other (its target is the value to read) and written as a `Remember:`
+line beside the next step's call, which is how the model is shown to keep what it will need
+once it has left that screen.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import json
 import unicodedata
 from typing import Literal
 
+from agent import prompt
 from agent.actions import (
     Action,
     LongPress,
@@ -34,6 +38,7 @@ from agent.actions import (
 )
 from agent.model_client import DecisionRequest, ModelReply, PolicyError
 from agent.screen import Element, Screen
+from agent.screen_text import ELLIPSIS
 from simulator.apps import APPS
 from simulator.state import LAUNCHER
 from simulator.tasks import PlanStep, Task
@@ -43,6 +48,8 @@ from simulator.tasks import PlanStep, Task
 MAX_SEARCH_SWIPES = 8
 MAX_BACK_PRESSES = 6
 MAX_RESTARTS = 3
+# A cut label matches a longer one only on this much of its start, so "…" alone matches nothing.
+MIN_CUT_STEM = 20
 
 # The package an `open_app` step opens, by launcher label or by package, in lower case.
 _PACKAGES = {
@@ -60,6 +67,14 @@ def _norm(label: str) -> str:
     return " ".join(label.casefold().split())
 
 
+def _cut_short_of(shown: str, wanted: str) -> bool:
+    """Whether `shown` is `wanted` as the screen cuts a long label (`agent.screen_text`)."""
+    if not shown.endswith(ELLIPSIS):
+        return False
+    stem = _norm(shown.removesuffix(ELLIPSIS))
+    return len(stem) >= MIN_CUT_STEM and wanted.startswith(stem)
+
+
 def missing(label: str, screen: Screen) -> OracleError:
     shown = ", ".join(repr(e.label) for e in screen.elements if e.label)
     return OracleError(f"no element labelled {label!r} on screen ({screen.app}): {shown}")
@@ -67,13 +82,14 @@ def missing(label: str, screen: Screen) -> OracleError:
 
 def find_element(screen: Screen, label: str, near: str | None = None) -> Element:
     """The element labelled `label`: exact label first, then one that starts with it, then one
-    that contains it. Among equals, actionable ones win; `near` picks the closest to the
-    element labelled `near`."""
+    that contains it, then one whose label the screen cut short of it. Among equals,
+    actionable ones win; `near` picks the closest to the element labelled `near`."""
     wanted = _norm(label)
     tiers = [
         [e for e in screen.elements if _norm(e.label) == wanted],
         [e for e in screen.elements if _norm(e.label).startswith(wanted)],
         [e for e in screen.elements if wanted in _norm(e.label)],
+        [e for e in screen.elements if _cut_short_of(e.label, wanted)],
     ]
     candidates = next((tier for tier in tiers if tier), [])
     if not candidates:
@@ -111,6 +127,8 @@ def resolve(step: PlanStep, screen: Screen) -> Action:
         return PressKey(key=step.key or "")
     if step.tool == "open_app":
         return OpenApp(name=step.app or "")
+    if step.tool == "remember":
+        raise OracleError("a remember step is no action: it goes beside the next one")
     return TaskComplete(success=True, answer=step.answer)
 
 
@@ -175,6 +193,7 @@ class OraclePolicy:
         self._previous_step: PlanStep | None = None
         self._last_action: Action | None = None
         self._last_screen = ""  # the signature of the screen the last action was taken on
+        self._to_remember: list[str] = []  # notes for the reply being made
 
     def decide(self, request: DecisionRequest) -> ModelReply:
         screen = request.screen
@@ -187,7 +206,9 @@ class OraclePolicy:
         self._calls += 1
         self._last_action, self._last_screen = action, screen.signature
         call = tool_call(action, f"oracle-{self._calls}")
-        return ModelReply(tool_calls=[call], finish_reason="tool_calls")
+        notes = "\n".join(f"{prompt.REMEMBER} {note}" for note in self._to_remember)
+        self._to_remember = []
+        return ModelReply(content=notes or None, tool_calls=[call], finish_reason="tool_calls")
 
     def _action(self, screen: Screen) -> Action:
         while True:
@@ -201,6 +222,10 @@ class OraclePolicy:
                 return self._find_way(step, screen)
             self._next += 1
             self._search = None
+            if step.tool == "remember":
+                shown = find_element(screen, step.target or "", step.near).label
+                self._to_remember.append(step.text or shown)
+                continue
             if step.tool != "swipe":
                 self._backs = 0
             self._last_step = step

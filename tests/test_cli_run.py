@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import socket
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -49,6 +50,19 @@ def test_json_summary_is_the_last_line_and_exit_code_0(
     end = read_trajectory(trajectory)[-1]
     assert isinstance(end, EndRecord) and end.device_state == summary["device_state"]
     assert "step 4/15" in err  # the live view went to stderr
+
+
+def test_the_live_view_shows_what_the_model_wrote_down(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    noting = replace(TO_WIFI[0], content="Remember: the [bold]code[/] 4711")
+    with ScriptedServer([noting, *TO_WIFI[1:], tap("Wi-Fi")]) as server:
+        code, out, err = run_cli(
+            ["run", "Turn on Wi-Fi", "--base-url", server.base_url, "--sim-state", "wifi=off"],
+            capsys,
+        )
+    assert code == 0, err
+    assert "remembered: the [bold]code[/] 4711" in out  # the model's text, not markup
 
 
 def test_other_stop_reasons_exit_1_with_a_readable_summary(

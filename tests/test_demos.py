@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from agent import prompt
 from agent.loop import RunSettings, run_episode
 from agent.model_client import ClientSettings, ModelClient
 from evals.demos import (
@@ -16,6 +18,7 @@ from evals.demos import (
     export_demos,
     is_held_out,
     plan_demo_episodes,
+    record_episode,
 )
 from evals.runner import goal_confirmation
 from evals.scripted_model import ScriptedServer, call
@@ -159,3 +162,54 @@ def test_the_export_command_writes_training_seeds_and_refuses_held_out_ones(
     assert "held out" in capsys.readouterr().err
     assert main(["eval", "--policy", "llm", "--export-demos", str(path)]) == 2
     assert "--policy oracle" in capsys.readouterr().err
+
+
+# Tasks whose plans read a value on one screen and use it on another.
+MEMORY_TASKS = [task for task in TASKS if any(step.tool == "remember" for step in task.oracle(0))]
+
+
+def readable(word: str, text: str) -> bool:
+    """`word` can be read off `text`: as it is, as a number written with a leading zero (an
+    alarm's hour typed "04"), or as the start of a word the screen cut short ("Reimbursabl…")."""
+    if word in text or (word.isdigit() and str(int(word)) in re.findall(r"\d+", text)):
+        return True
+    return any(word.startswith(cut[:-1]) for cut in re.findall(r"\S{3,}…", text))
+
+
+def typed_values(target: dict[str, Any]) -> list[str]:
+    arguments = [json.loads(call["function"]["arguments"]) for call in target["tool_calls"]]
+    return [a[key] for a in arguments for key in ("text", "answer") if a.get(key)]
+
+
+def test_every_task_that_carries_a_value_between_screens_writes_it_down() -> None:
+    assert {task.name for task in MEMORY_TASKS} == {
+        "ClockAlarmFromSms",
+        "ContactsAddContactFromSms",
+        "ExpenseAddMultipleFromMarkor",
+        "RecipeAddMultipleRecipesFromMarkor",
+        "SimpleCalendarAddEventWithContactNumber",
+        "SimpleSmsSendContactNumber",
+        "SimpleSmsSendEventTime",
+        "SimpleSmsSendReceivedAddress",
+    }
+
+
+@pytest.mark.parametrize("task", MEMORY_TASKS, ids=lambda task: task.name)
+def test_a_value_read_on_another_screen_is_remembered_before_it_is_typed(
+    tmp_path: Path, task: Any
+) -> None:
+    for seed, detour in ((100, False), (101, True)):
+        lines = record_episode(DemoEpisode(task, seed, 0, thinking=False, detour=detour), tmp_path)
+        assert lines is not None
+        notes = [line for line in lines if line["target"]["content"]]
+        assert notes, "the oracle never wrote a value down"
+        for line in notes:
+            user = line["messages"][-1]["content"]
+            screen = user.rpartition("Screen:\n")[2]
+            for note in prompt.split_remembered(line["target"]["content"])[0]:
+                assert all(readable(word, screen) for word in note.split()[-2:]), (note, screen)
+        for line in lines:
+            user = line["messages"][-1]["content"]
+            for value in typed_values(line["target"]):
+                unread = [word for word in value.split() if not readable(word, user)]
+                assert not unread, (task.name, value, user)

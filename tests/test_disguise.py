@@ -140,3 +140,21 @@ def test_a_word_the_instructions_use_is_never_disguised(value: str, tmp_path: Pa
     )
     assert value in str(demo.messages[0]["content"]) + json.dumps(demo.tools)
     assert copied_values(asked) == []
+
+
+def test_a_remembered_value_is_disguised_in_the_note_and_wherever_it_is_shown(
+    tmp_path: Path,
+) -> None:
+    params = TASKS_BY_NAME["ContactsAddContactFromSms"].params(150)
+    demos = recorded("ContactsAddContactFromSms", 150, tmp_path)
+    noting = next(d for d in demos if d.target["content"])
+    assert noting.target["content"] == f"Remember: {params['name']}'s number {params['phone']}"
+    assert params["phone"] in copied_values(noting)
+
+    hidden = disguise(noting, random.Random(2))
+    assert hidden is not None
+    note = hidden.target["content"]
+    assert params["phone"] not in note and params["phone"] not in user_text(hidden)
+    new_phone = note.rpartition("number ")[2]
+    assert re.fullmatch(re.sub(r"\d", r"\\d", re.escape(params["phone"])), new_phone)
+    assert new_phone in user_text(hidden)  # the message on screen says the same new number

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -14,7 +16,7 @@ from agent.model_client import DecisionRequest, ModelReply, PolicyError
 from agent.screen import Screen
 from agent.trajectory import EndRecord, EpisodeRecord, ResultRecord, StepRecord, read_trajectory
 from devices.base import DeviceError, InputNotApplied
-from evals.scripted_model import call, tap
+from evals.scripted_model import Scripted, call, index_of, tap
 from tests.fake_device import FakePhone
 from tests.loop_harness import run_scripted
 
@@ -300,3 +302,32 @@ def test_a_failing_policy_gives_a_stopping_turn_that_is_no_step() -> None:
     assert turn.failure == "server gone" and turn.action_to_run is None
     assert (turn.decision.verdict, turn.decision.stop_reason) == ("stop", "model_error")
     assert stepper.steps == 0
+
+
+def test_what_the_model_asks_to_remember_stays_under_the_goal(tmp_path: Path) -> None:
+    def noting(note: str, label: str) -> Callable[[dict[str, Any]], Scripted]:
+        return lambda body: Scripted(
+            content=f"Remember: {note}\n", calls=[("tap", {"index": index_of(body, label)})]
+        )
+
+    episode = run_scripted(
+        "Open the network page and enable Wi-Fi",
+        FakePhone(),
+        [
+            noting("code 4711", "Network and internet"),
+            Scripted(reasoning="Remember: only a thought", calls=[("wait", {"seconds": 1})]),
+            noting("gate B12", "Wi-Fi"),
+            call("task_complete"),
+        ],
+        tmp_path / "run.jsonl",
+    )
+    assert episode.result.stop_reason == "completed"
+    users = [request.user_text for request in episode.server.chat_requests]
+    assert "Remembered" not in users[0]
+    goal = "Goal: Open the network page and enable Wi-Fi\n\n"
+    assert users[1].startswith(goal + "Remembered:\n- code 4711\n\nRecent steps:")
+    assert users[2].startswith(goal + "Remembered:\n- code 4711\n\nRecent steps:")
+    assert users[3].startswith(goal + "Remembered:\n- code 4711\n- gate B12\n\nRecent steps:")
+    # the note is no second call, and the trajectory keeps what the model said
+    assert all(step.call.dropped == 0 and step.call.error is None for step in episode.steps)
+    assert episode.steps[0].reply.content == "Remember: code 4711\n"

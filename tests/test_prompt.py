@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from agent import prompt
 from agent.actions import OpenApp, Swipe, Tap, TaskComplete, TypeText, Wait
 from agent.screen import Screen
@@ -44,6 +46,51 @@ def test_user_turn_without_history_or_notes() -> None:
     screen = settings_screen()
     text = prompt.user_turn("Open Display", [], [], screen)
     assert text == "Goal: Open Display\n\nScreen:\n" + screen.render()
+
+
+def test_remembered_values_sit_between_the_goal_and_the_steps() -> None:
+    screen = settings_screen()
+    history = [prompt.StepSummary(1, "tap [2]", "nothing changed")]
+    text = prompt.user_turn(
+        "Text Bob the code", history, [], screen, remembered=["code 4711", "gate B12"]
+    )
+    assert text.startswith(
+        "Goal: Text Bob the code\n\nRemembered:\n- code 4711\n- gate B12\n\nRecent steps:\n"
+    )
+    # what does not change from step to step comes first, for the server's prefix cache
+    grown = prompt.user_turn(
+        "Text Bob the code", history, [], screen, remembered=["code 4711", "gate B12", "x"]
+    )
+    assert grown.startswith(text.partition("\n\nRecent steps")[0])
+
+
+@pytest.mark.parametrize(
+    ("content", "kept", "rest"),
+    [
+        ("Remember: code 4711\n<tool_call>tap", ["code 4711"], "\n<tool_call>tap"),
+        ("remember:  gate B12  \n- Remember: seat 3\n", ["gate B12", "seat 3"], "\n\n"),
+        (
+            "<think>Remember: a guess</think>Remember: 42",
+            ["42"],
+            "<think>Remember: a guess</think>",
+        ),
+        ("I will remember: nothing", [], "I will remember: nothing"),
+        ("Remember:\n", [], "\n"),
+        (None, [], ""),
+    ],
+)
+def test_remember_lines_are_taken_from_the_answer_only(
+    content: str | None, kept: list[str], rest: str
+) -> None:
+    assert prompt.split_remembered(content) == (kept, rest)
+
+
+def test_remembered_values_are_kept_once_and_the_oldest_dropped() -> None:
+    assert prompt.split_remembered("Remember: " + "x" * 500)[0] == ["x" * 200]
+    kept = prompt.keep_remembered(["a", "b"], ["b", "c", "c"])
+    assert kept == ["a", "b", "c"]
+    many = prompt.keep_remembered(kept, [str(n) for n in range(prompt.MAX_REMEMBERED)])
+    assert many == [str(n) for n in range(prompt.MAX_REMEMBERED)]
 
 
 def test_actions_are_described_with_their_target_labels() -> None:

@@ -18,8 +18,9 @@ if TYPE_CHECKING:
 
 
 class LiveView:
-    """Step-by-step progress on a rich console: the step, the model's short reasoning, the
-    action, guard notes and timings; a spinner while the model thinks."""
+    """Step-by-step progress on a rich console: the step, the model's short reasoning, what
+    it wrote down to remember, the action, guard notes and timings; a spinner while the model
+    thinks."""
 
     def __init__(self, console: Console) -> None:
         self.console = console
@@ -52,6 +53,10 @@ class LiveView:
         if thought:
             short = thought if len(thought) <= 160 else thought[:159] + "…"
             self.console.print(f"  [dim]thinking: {escape(short)}[/]")
+        from agent.prompt import split_remembered
+
+        for item in split_remembered(record.reply.content)[0]:
+            self.console.print(f"  [cyan]remembered[/]: {escape(item)}")
         if record.reply.path != "chat":
             self.console.print(f"  [dim]reply via {record.reply.path}[/]")
         for note in record.guard.notes:

@@ -17,7 +17,8 @@ therefore an option for such a continued run, off by default.
 A copied value is a string argument of the reply, or a comma-separated part of one, that is
 one of the values the episode's task was given (the demonstration's `values`: names, numbers,
 texts, titles, or a part of one, such as the minutes of a time) and that a user turn shows as
-a whole word. What the task did not choose (an app's name, a contact every phone has, a word
+a whole word; so is any such value that the reply's free text (a `Remember:` line) says as a
+whole word. What the task did not choose (an app's name, a contact every phone has, a word
 the instructions or tools use) and element numbers ("[12]") are never disguised, so what the
 model learns about the apps, the screens and the tools stays true.
 """
@@ -51,9 +52,11 @@ def _arguments(call: dict[str, Any]) -> dict[str, Any]:
 def _string_arguments(target: dict[str, Any]) -> Iterator[str]:
     for call in target.get("tool_calls") or []:
         yield from (value for value in _arguments(call).values() if isinstance(value, str))
-    for key in ("content", "reasoning_content"):
-        if target.get(key):
-            yield target[key]
+
+
+def _free_text(target: dict[str, Any]) -> str:
+    """What the reply says beside its calls: reasoning, and lines such as `Remember: ...`."""
+    return "\n".join(target.get(key) or "" for key in ("content", "reasoning_content"))
 
 
 def _is_user_text(message: dict[str, Any]) -> bool:
@@ -71,6 +74,16 @@ def copied_values(demo: Demo) -> list[str]:
         return []
     users = [m["content"] for m in demo.messages if _is_user_text(m)]
     found: set[str] = set()
+    # free text copies a value anywhere within it, not as a whole argument
+    said = _free_text(demo.target)
+    for given in demo.values:
+        alone = _pattern([given])
+        if (
+            len(given) >= _MIN_LENGTH
+            and alone.search(said)
+            and any(alone.search(text) for text in users)
+        ):
+            found.add(given)
     for argument in _string_arguments(demo.target):
         for part in {argument, *argument.split(",")}:
             value = part.strip()

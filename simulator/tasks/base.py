@@ -32,12 +32,20 @@ class PlanStep(BaseModel):
     """One oracle action. `target` is an element label on the screen at that moment; `near`
     picks, among several elements with that label, the one closest to the element `near`.
     An `optional` step is skipped when its target is not on screen (a prompt that only some
-    launches show)."""
+    launches show). A `remember` step is no action: where its target (the value) is on
+    screen, `text` is written down for later screens, beside the next step's call."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     tool: Literal[
-        "tap", "long_press", "type_text", "swipe", "press_key", "open_app", "task_complete"
+        "tap",
+        "long_press",
+        "type_text",
+        "swipe",
+        "press_key",
+        "open_app",
+        "task_complete",
+        "remember",
     ]
     target: str | None = None
     near: str | None = None
@@ -57,6 +65,12 @@ def tap(target: str, near: str | None = None) -> PlanStep:
 
 def type_in(target: str | None, text: str, clear: bool = False, submit: bool = False) -> PlanStep:
     return PlanStep(tool="type_text", target=target, text=text, clear=clear, submit=submit)
+
+
+def remember(shown: str, note: str | None = None) -> PlanStep:
+    """Write down `note` on the screen whose element shows `shown`, for a later screen;
+    without a note, the element's label as the screen shows it (a long one cut short)."""
+    return PlanStep(tool="remember", target=shown, text=note)
 
 
 def swipe(direction: Literal["up", "down", "left", "right"] = "up") -> PlanStep:

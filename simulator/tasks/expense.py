@@ -18,6 +18,7 @@ from simulator.tasks.base import (
     done,
     normalize_text,
     open_app,
+    remember,
     tap,
     type_in,
 )
@@ -175,11 +176,13 @@ def _from_markor(rng: random.Random) -> Params:
     targets = [{**row, "note": f"{row['note']}. Reimbursable."} for row in rows[:2]]
     listed = targets + rows[2:]
     rng.shuffle(listed)
-    text = "name, amount_dollars, category_name, note\n" + "\n".join(
-        f"{row['name']}, {_money(row['amount'])}, {row['category']}, {row['note']}"
-        for row in listed
-    )
+    text = "name, amount_dollars, category_name, note\n" + "\n".join(map(_listed, listed))
     return {"targets": [{**t, "date": TODAY.isoformat()} for t in targets], "text": text}
+
+
+def _listed(row: dict[str, object]) -> str:
+    """A transaction as a line of the Markor file."""
+    return f"{row['name']}, {_money(row['amount'])}, {row['category']}, {row['note']}"
 
 
 def _read_in_markor(name: str) -> list[PlanStep]:
@@ -253,6 +256,7 @@ TASKS: list[Task] = [
         setup=lambda p: {"files": {"Documents/Markor/my_expenses.txt": p["text"]}},
         plan=lambda p: [
             *_read_in_markor("my_expenses.txt"),
+            *[remember(line) for line in map(_listed, p["targets"])],
             open_app("Pro Expense"),
             *[step for row in p["targets"] for step in _entry_steps(row, with_date=False)],
             done(),

@@ -19,6 +19,7 @@ from simulator.tasks.base import (
     normalize_text,
     open_messages,
     person,
+    remember,
     same_digits,
     same_text,
     send_text_steps,
@@ -212,6 +213,7 @@ TASKS: list[Task] = [
         plan=lambda p: [
             *open_messages(),
             tap(p["sender"]),
+            remember(p["address"], f"address {p['address']}"),
             key("back"),
             *send_text_steps(p["recipient"], p["address"]),
             done(),

@@ -19,6 +19,7 @@ from simulator.tasks.base import (
     open_calendar,
     open_messages,
     person,
+    remember,
     same_digits,
     same_time,
     send_text_steps,
@@ -71,6 +72,7 @@ TASKS: list[Task] = [
         plan=lambda p: [
             *open_messages(),
             tap("Alice Martin"),
+            remember(p["time"], f"alarm time {p['time']}"),
             open_app("Clock"),
             *set_alarm_steps(p["hhmm"]),
             done(),
@@ -92,6 +94,7 @@ TASKS: list[Task] = [
         plan=lambda p: [
             open_app("Contacts"),
             tap(p["name"]),
+            remember(p["phone"], f"{p['name']}'s number {p['phone']}"),
             *open_messages(),
             *send_text_steps("Bob Chen", p["phone"]),
             done(),
@@ -136,6 +139,7 @@ TASKS: list[Task] = [
         plan=lambda p: [
             open_app("Contacts"),
             tap("Carmen López"),
+            remember("+34 612 345 678", "Carmen López's number +34 612 345 678"),
             *open_calendar(),
             *add_event_steps("Call +34 612 345 678", p["hhmm"]),
             done(),
@@ -164,6 +168,7 @@ TASKS: list[Task] = [
         plan=lambda p: [
             *open_messages(),
             tap("Bob Chen"),
+            remember(p["phone"], f"{p['name']}'s number {p['phone']}"),
             open_app("Contacts"),
             *add_contact_steps(p["first"], p["last"], p["phone"]),
             done(),
@@ -189,6 +194,7 @@ TASKS: list[Task] = [
         },
         plan=lambda p: [
             *open_calendar(),
+            remember(p["title"], f'"{p["title"]}" starts at {p["time"]}'),
             *open_messages(),
             *send_text_steps("Alice Martin", p["time"]),
             done(),
