@@ -58,7 +58,10 @@ REMEMBER = "Remember:"
 # Enough for the longest need seen (three lines of a file); the oldest go first beyond it.
 MAX_REMEMBERED = 8
 MAX_REMEMBERED_CHARS = 200
-_REMEMBER_LINE = re.compile(r"^[ \t>*-]*remember:[ \t]*(.*?)[ \t]*$", re.IGNORECASE | re.MULTILINE)
+# A note ends with its line, or where a call written as text follows on the same line.
+_REMEMBER_LINE = re.compile(
+    r"^[ \t>*-]*remember:[ \t]*(.*?)[ \t]*(?=<tool_call>|$)", re.IGNORECASE | re.MULTILINE
+)
 
 
 @dataclass(frozen=True)

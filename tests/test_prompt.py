@@ -68,6 +68,11 @@ def test_remembered_values_sit_between_the_goal_and_the_steps() -> None:
     ("content", "kept", "rest"),
     [
         ("Remember: code 4711\n<tool_call>tap", ["code 4711"], "\n<tool_call>tap"),
+        (
+            "Remember: code 4711 <tool_call>tap</tool_call>",
+            ["code 4711"],
+            "<tool_call>tap</tool_call>",
+        ),
         ("remember:  gate B12  \n- Remember: seat 3\n", ["gate B12", "seat 3"], "\n\n"),
         (
             "<think>Remember: a guess</think>Remember: 42",
