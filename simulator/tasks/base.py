@@ -28,6 +28,12 @@ State = Mapping[str, Any]
 Sampler = Callable[[random.Random], Params]
 
 
+# The agent's tools a plan plays (all but `wait`), and `remember`, a note rather than a call.
+PlanTool = Literal[
+    "tap", "long_press", "type_text", "swipe", "press_key", "open_app", "task_complete", "remember"
+]
+
+
 class PlanStep(BaseModel):
     """One oracle action. `target` is an element label on the screen at that moment; `near`
     picks, among several elements with that label, the one closest to the element `near`.
@@ -37,16 +43,7 @@ class PlanStep(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    tool: Literal[
-        "tap",
-        "long_press",
-        "type_text",
-        "swipe",
-        "press_key",
-        "open_app",
-        "task_complete",
-        "remember",
-    ]
+    tool: PlanTool
     target: str | None = None
     near: str | None = None
     text: str | None = None
