@@ -223,8 +223,9 @@ class OraclePolicy:
             self._next += 1
             self._search = None
             if step.tool == "remember":
-                shown = find_element(screen, step.target or "", step.near).label
-                self._to_remember.append(step.text or shown)
+                # `shows` found the element; without a note of its own the step notes its label
+                note = step.text or find_element(screen, step.target or "", step.near).label
+                self._to_remember.append(note)
                 continue
             if step.tool != "swipe":
                 self._backs = 0
