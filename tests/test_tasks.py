@@ -68,6 +68,40 @@ def test_the_last_phrasing_is_held_out_of_training() -> None:
         assert len(task.training_phrasings) >= 2
 
 
+def _sentences(template: str) -> list[tuple[str, ...]]:
+    """The template's sentences as words, parameters left out (a run of them is no wording)."""
+    without_parameters = re.sub(r"\{\w*\}", " ", template).casefold()
+    pieces = re.split(r"(?<=[.?!:;])\s+", without_parameters)
+    return [words for piece in pieces if (words := tuple(re.findall(r"[\w'-]+", piece)))]
+
+
+def _longest_shared_run(first: tuple[str, ...], second: tuple[str, ...]) -> int:
+    longest, ending_here = 0, [0] * (len(second) + 1)
+    for word in first:
+        ending_here = [0] + [
+            ending_here[j] + 1 if word == other else 0 for j, other in enumerate(second)
+        ]
+        longest = max(longest, *ending_here)
+    return longest
+
+
+def test_no_training_phrasing_paraphrases_the_held_out_one() -> None:
+    # The held-out column measures sentences the policy never saw: a training phrasing may
+    # share the task's words, and the sentence that states an answer's format ("Answer with
+    # ..."), but never a run of six words of the held-out wording.
+    for task in TASKS:
+        held_out = _sentences(task.templates[task.held_out_phrasing])
+        for phrasing in task.training_phrasings:
+            training = _sentences(task.templates[phrasing])
+            shared = max(
+                _longest_shared_run(mine, theirs)
+                for mine in training
+                for theirs in held_out
+                if not (theirs == mine and theirs[0] == "answer")
+            )
+            assert shared < 6, (task.name, task.templates[phrasing])
+
+
 def test_non_ascii_names_and_texts_appear_in_goals() -> None:
     goals = " ".join(t.goal(s) for t in TASKS for s in range(6))
     assert not goals.isascii()

@@ -94,6 +94,10 @@ TASKS: list[Task] = [
         templates=(
             'Create a calendar event "{title}" today at {time}.',
             'Add "{title}" to my calendar for {time} today.',
+            'Could you schedule "{title}" for today at {time}?',
+            'In Calendar, make a new event named "{title}" at {time} today.',
+            'I have "{title}" at {time} today, so please save it as an event.',
+            'New event today at {time}: "{title}".',
             'Put an event called "{title}" in today\'s schedule at {time}.',
         ),
         sample=combine(TITLE, alarm_time),
@@ -113,6 +117,10 @@ TASKS: list[Task] = [
         templates=(
             'Delete the event "{title}" from my calendar.',
             'Remove "{title}" from the calendar.',
+            'Could you erase the "{title}" event from my calendar?',
+            'In Calendar, get rid of "{title}".',
+            'I no longer need "{title}" in my calendar, so please delete that event.',
+            '"{title}" should be removed from my calendar.',
             'Cancel my "{title}" event and delete it from the calendar.',
         ),
         sample=TITLE,
@@ -139,6 +147,10 @@ TASKS: list[Task] = [
         templates=(
             'At what time does "{title}" start on Thursday?',
             'When on Thursday is "{title}"?',
+            'Could you check my calendar and tell me when "{title}" starts on Thursday?',
+            'In Calendar, find Thursday\'s "{title}" event and give me its starting time.',
+            'I need to know the time "{title}" begins on Thursday.',
+            '"{title}" on Thursday: what time does it begin?',
             'What is the start time of Thursday\'s "{title}" event?',
         ),
         sample=combine(TITLE, alarm_time),
@@ -159,6 +171,10 @@ TASKS: list[Task] = [
         templates=(
             "How many events do I have today?",
             "Count today's events in my calendar.",
+            "Could you count the events in my calendar for today?",
+            "Tell me the number of events I have scheduled today.",
+            "In Calendar, check how many events today has.",
+            "Today's calendar: number of events?",
             "How busy is today: how many calendar events are there?",
         ),
         sample=lambda rng: {"count": rng.randrange(1, 4)},
@@ -180,6 +196,10 @@ TASKS: list[Task] = [
         templates=(
             "What events do I have on {day}? Answer with their titles.",
             "List the titles of my calendar events on {day}.",
+            "Could you tell me what is scheduled on {day}? Answer with their titles.",
+            "In Calendar, look at {day} and name every event on it. Answer with their titles.",
+            "I'm planning {day}; what's already on my schedule? Answer with their titles.",
+            "Event titles for {day} from my calendar, please.",
             "Which events are in my calendar for {day}? Give just the titles.",
         ),
         sample=week_of_events,
@@ -195,6 +215,10 @@ TASKS: list[Task] = [
         templates=(
             "What is my next event today? Answer with its title.",
             "Which calendar event comes up next?",
+            "Could you check what's coming up next on today's calendar? Answer with its title.",
+            "In Calendar, find the upcoming event for today. Answer with its title.",
+            "I need to know which event I have next today. Answer with its title.",
+            "Next event today: title?",
             "Tell me the title of the next event in my calendar.",
         ),
         sample=next_event,
@@ -210,6 +234,11 @@ TASKS: list[Task] = [
         templates=(
             "Do I have any events on {day}? Answer yes or no.",
             "Is there anything in my calendar on {day}? Yes or no.",
+            "Could you check whether my calendar has something scheduled on {day}? "
+            "Answer yes or no.",
+            "In Calendar, look at {day}: is any event planned? Answer yes or no.",
+            "I need to know if there are events on {day}. Answer yes or no.",
+            "{day} calendar: any events scheduled? Answer yes or no.",
             "Am I free on {day}, with no calendar events at all? Answer yes if I have events, "
             "no if I have none.",
         ),
@@ -226,6 +255,10 @@ TASKS: list[Task] = [
         templates=(
             "Delete all events on {day} from my calendar.",
             "Clear my calendar for {day}: remove every event that day.",
+            "Could you erase every event I have on {day}?",
+            "In Calendar, get rid of all the events on {day}.",
+            "I'm taking {day} off, so please delete everything in my calendar for that day.",
+            "{day}: delete all calendar events.",
             "Remove each event scheduled on {day}; keep the other days.",
         ),
         sample=week_of_events,

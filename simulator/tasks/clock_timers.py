@@ -61,6 +61,10 @@ TASKS: list[Task] = [
         templates=(
             "Run the stopwatch.",
             "Start the stopwatch in the Clock app.",
+            "Could you start the stopwatch?",
+            "In Clock, open the stopwatch and press Start.",
+            "Stopwatch: start it.",
+            "I want to time how long this takes, so please start the stopwatch.",
             "Get the Clock's stopwatch going.",
         ),
         plan=lambda p: [open_app("Clock"), tap("Stopwatch"), tap("Start"), done()],
@@ -74,6 +78,10 @@ TASKS: list[Task] = [
         templates=(
             "Pause the stopwatch.",
             "Make sure the Clock's stopwatch is paused.",
+            "Could you check that the stopwatch is paused?",
+            "In Clock, ensure the stopwatch is stopped.",
+            "Stopwatch: paused.",
+            "I need the Clock's stopwatch to be paused, please.",
             "The stopwatch should not be running; pause it if it is.",
         ),
         setup=lambda p: {"stopwatch": {"running": False, "elapsed": 0, "laps": []}},
@@ -88,6 +96,10 @@ TASKS: list[Task] = [
         templates=(
             "The stopwatch has been running for {shown}; pause it.",
             "Stop the running stopwatch in the Clock app (it shows about {shown}).",
+            "Could you pause the stopwatch? It is running and shows about {shown}.",
+            "In Clock, hit Pause on the running stopwatch (around {shown} so far).",
+            "Running stopwatch, about {shown}: pause it.",
+            "I'm done timing, so please pause the stopwatch that has been going for {shown}.",
             "Pause the Clock's stopwatch, which is at {shown} and counting.",
         ),
         sample=_paused_at,
@@ -105,6 +117,10 @@ TASKS: list[Task] = [
         templates=(
             "Reset the stopwatch, which is paused at {shown}.",
             "The Clock's stopwatch stopped at {shown}: reset it to zero.",
+            "Could you reset the paused stopwatch? It shows {shown}.",
+            "In Clock, tap Reset on the stopwatch; it is paused at {shown}.",
+            "Stopwatch paused at {shown}: reset.",
+            "I'm about to time something new, so please reset the stopwatch stopped at {shown}.",
             "Clear the stopwatch's {shown} and its laps with Reset.",
         ),
         sample=_paused_at,
@@ -122,6 +138,10 @@ TASKS: list[Task] = [
         templates=(
             "What time does the paused stopwatch show? Answer like 2:05.",
             "Read the Clock's stopwatch: how much time is on it?",
+            "Could you tell me the time on the paused stopwatch? Answer like 2:05.",
+            "In Clock, look at the stopwatch, which is paused, and say what it shows.",
+            "Paused stopwatch reading? Answer like 2:05.",
+            "I stopped the stopwatch a moment ago and need its time; what does it read?",
             "How long has the stopwatch counted so far? It is paused.",
         ),
         sample=_paused_at,
@@ -138,6 +158,13 @@ TASKS: list[Task] = [
             "Create a timer with {hours} hours, {minutes} minutes, and {seconds} seconds. Do "
             "not start the timer.",
             "Set the Clock's timer to {hours} h {minutes} min {seconds} s without starting it.",
+            "Could you set up a timer for {hours} hours, {minutes} minutes, {seconds} seconds? "
+            "Do not start it.",
+            "In Clock, type {hours} hours {minutes} minutes {seconds} seconds into the timer "
+            "and don't press Start.",
+            "Timer: {hours} h {minutes} min {seconds} s. Don't start it.",
+            "I'll need a {hours} h {minutes} min {seconds} s timer later, so enter it now but "
+            "do not start it yet.",
             "Enter {hours} hours, {minutes} minutes and {seconds} seconds on the timer, but "
             "leave it stopped.",
         ),
@@ -153,6 +180,11 @@ TASKS: list[Task] = [
         templates=(
             "Start a timer for {minutes} minutes and {seconds} seconds.",
             "Set a {minutes} min {seconds} s timer in the Clock app and start it.",
+            "Could you run a timer of {minutes} minutes and {seconds} seconds?",
+            "In Clock, enter {minutes} minutes {seconds} seconds on the timer and press Start.",
+            "Timer for {minutes} min {seconds} s: start it now.",
+            "I'm boiling eggs, so please set a timer for {minutes} minutes and {seconds} seconds "
+            "and start it.",
             "Count down {minutes} minutes {seconds} seconds with the Clock's timer.",
         ),
         sample=_short_timer,

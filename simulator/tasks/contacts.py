@@ -54,6 +54,10 @@ TASKS: list[Task] = [
         templates=(
             "Add a contact named {name} with the phone number {phone}.",
             "Create a new contact for {name}. Their number is {phone}.",
+            "Could you add {name} to my contacts with the number {phone}?",
+            "New contact: {name}, {phone}.",
+            "In Contacts, make an entry for {name} whose phone number is {phone}.",
+            "I just met {name} and want to keep their number, {phone}, so add them as a contact.",
             "Save {phone} in my contacts as {name}.",
         ),
         sample=person,
@@ -72,6 +76,10 @@ TASKS: list[Task] = [
         templates=(
             "Change {name}'s phone number to {new_phone}.",
             "{name} has a new number, {new_phone}: update the contact.",
+            "Could you update the number for {name} to {new_phone}?",
+            "In Contacts, replace {name}'s old number with {new_phone}.",
+            "Contact {name}: new number {new_phone}.",
+            "My friend {name} can now be reached at {new_phone}; please fix their saved number.",
             "Edit the contact {name} so that the phone number is {new_phone}.",
         ),
         sample=lambda rng: {**person(rng), "new_phone": pools.phone_number(rng)},
@@ -97,6 +105,10 @@ TASKS: list[Task] = [
         templates=(
             "Look up {name} in Contacts. What is their phone number?",
             "What is {name}'s phone number?",
+            "Tell me {name}'s phone number from Contacts.",
+            "I need to call {name}; which number do I have for them?",
+            "{name}: phone number?",
+            "Could you check my contacts and give me {name}'s number?",
             "Find the number saved for {name}.",
         ),
         sample=person,
@@ -118,6 +130,10 @@ TASKS: list[Task] = [
         templates=(
             "Open the contact card of {name}.",
             "Show me {name}'s contact details.",
+            "Could you pull up {name}'s contact?",
+            "Using the Contacts app, display the entry for {name}.",
+            "I want to see the full contact entry for {name}.",
+            "{name}'s contact card, please.",
             "Go to {name} in Contacts.",
         ),
         sample=person_below_the_fold,
@@ -133,6 +149,11 @@ TASKS: list[Task] = [
         templates=(
             "Change {name}'s last name to {new_last}.",
             "{name} has a new surname, {new_last}: update the contact.",
+            "Could you update {name}'s surname to {new_last}?",
+            "In Contacts, replace {name}'s family name with {new_last}.",
+            "{name} now uses the surname {new_last} after getting married, "
+            "so please correct the contact.",
+            "Contact {name}: last name should be {new_last}.",
             "Edit the contact {name} so that the last name reads {new_last}.",
         ),
         sample=person_with_new_surname,
@@ -158,6 +179,11 @@ TASKS: list[Task] = [
         templates=(
             "Whose phone number is {phone}? Answer with the contact's name.",
             "Which of my contacts has the number {phone}?",
+            "Search Contacts for {phone}. Answer with the contact's name.",
+            "A missed call came from {phone}; which contact is that? "
+            "Answer with the contact's name.",
+            "Could you tell me whose number {phone} is? Answer with the contact's name.",
+            "Name of the contact with the number {phone}? Answer with the contact's name.",
             "Find out who {phone} belongs to in my contacts.",
         ),
         sample=person,

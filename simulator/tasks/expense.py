@@ -208,6 +208,13 @@ TASKS: list[Task] = [
             "{category}, on {day}, with the note {note}.",
             "In Pro Expense, record {name} for ${amount_text} under {category}, dated {day}, "
             "note: {note}.",
+            "Could you enter a new expense in Pro Expense? It is {name}, amount ${amount_text}, "
+            "category {category}, date {day}, note {note}.",
+            "I need {name} saved in Pro Expense as a {category} expense of ${amount_text} from "
+            "{day}, with {note} as its note.",
+            "Pro Expense, new expense: {name}; ${amount_text}; {category}; {day}. Note: {note}.",
+            "I spent ${amount_text} on {name} on {day}, so please put it in Pro Expense in the "
+            "{category} category with the note {note}.",
             "Log an expense in Pro Expense: {name} cost ${amount_text} ({category}) on {day}; "
             "add the note {note}.",
         ),
@@ -226,6 +233,13 @@ TASKS: list[Task] = [
             "{listing}",
             "Record these three expenses in Pro Expense, each with its category and note:\n"
             "{listing}",
+            "Please put these expenses into Pro Expense; each line gives the name, amount, "
+            "category and note:\n{listing}",
+            "I need the three expenses below saved in Pro Expense with their categories and "
+            "notes:\n{listing}",
+            "Pro Expense: log each of these (name, amount, category, note):\n{listing}",
+            "Could you add each of the following to Pro Expense as a separate expense, with the "
+            "name, amount, category and note as given?\n{listing}",
             "In Pro Expense, enter every line below as an expense (name, amount, category, "
             "note):\n{listing}",
         ),
@@ -249,6 +263,14 @@ TASKS: list[Task] = [
             "transactions in Pro Expense.",
             "My Markor note my_expenses.txt lists transactions; add the ones marked reimbursable "
             "to Pro Expense.",
+            "Open my_expenses.txt in Markor, find the transactions marked reimbursable, and "
+            "enter them in Pro Expense.",
+            "Would it be possible to read my_expenses.txt in Markor and add each reimbursable "
+            "transaction to Pro Expense?",
+            "I need the reimbursable transactions listed in my_expenses.txt (Markor) recorded in "
+            "Pro Expense.",
+            "Using Markor and Pro Expense: the file my_expenses.txt lists transactions, and the "
+            "reimbursable ones should be logged as expenses.",
             "Copy every reimbursable transaction from the Markor file my_expenses.txt into Pro "
             "Expense.",
         ),
@@ -274,6 +296,10 @@ TASKS: list[Task] = [
         templates=(
             "Delete the following expense from Pro Expense: {names}.",
             "Remove the {names} expense in Pro Expense.",
+            "When you get a chance, could you erase the expense {names} from Pro Expense?",
+            "I'd like the {names} expense deleted from Pro Expense.",
+            "Pro Expense: remove the entry {names}.",
+            "The {names} expense in Pro Expense was a mistake, so please delete it.",
             "In Pro Expense, delete my record of {names}.",
         ),
         sample=_delete(1, 4),
@@ -293,6 +319,10 @@ TASKS: list[Task] = [
         templates=(
             "Delete the following expenses from Pro Expense: {names}.",
             "Remove these expenses in Pro Expense: {names}.",
+            "Can I get you to erase the expenses {names} from Pro Expense?",
+            "I need these expenses gone from Pro Expense: {names}. Please delete them.",
+            "Pro Expense cleanup: remove the expenses {names}.",
+            "Using Pro Expense, get rid of the following expenses: {names}.",
             "In Pro Expense, delete the records {names} and keep the rest.",
         ),
         sample=_delete(3, 3),
@@ -313,6 +343,13 @@ TASKS: list[Task] = [
             "Delete all but one of any expenses in Pro Expense that are exact duplicates, "
             "ensuring at least one instance of each unique expense remains.",
             "Pro Expense has an expense recorded twice: delete the extra copy and keep one.",
+            "One expense in Pro Expense appears twice; please delete one of the two identical "
+            "copies.",
+            "There's a duplicated expense in Pro Expense; could you erase the extra entry and "
+            "leave a single copy?",
+            "Pro Expense: delete exact duplicate expenses, keeping one of each.",
+            "I accidentally entered an expense twice in Pro Expense. Delete the repeated one but "
+            "leave the original.",
             "Remove the duplicate expense from Pro Expense so that every expense is listed "
             "only once.",
         ),
@@ -333,6 +370,10 @@ TASKS: list[Task] = [
         templates=(
             "How much did I spend on {name} according to Pro Expense? Answer with the amount.",
             "Look up the {name} expense in Pro Expense: what was the amount?",
+            "Could you check Pro Expense and say how much {name} cost? Answer with the amount.",
+            "I need the amount of the {name} expense from Pro Expense. Answer with the amount.",
+            "Pro Expense, {name}: how much was it? Answer with the amount.",
+            "Find {name} in Pro Expense and give me the amount I paid for it.",
             "What amount is recorded for {name} in Pro Expense?",
         ),
         sample=_add_single,

@@ -117,6 +117,10 @@ TASKS: list[Task] = [
             "Delete the file {file_name} from the Android filesystem located in the {subfolder} "
             "folder of the phone's storage.",
             "In the Files app, delete {file_name} from the {subfolder} folder.",
+            "I'd like you to erase {file_name} from the {subfolder} folder using Files.",
+            "Using the Files app, open {subfolder} and get rid of {file_name}.",
+            "{file_name} is no longer needed, so please delete it from {subfolder}.",
+            "Files app, {subfolder} folder: delete {file_name}.",
             "Remove the file {file_name}; it is in {subfolder} on the phone's internal storage.",
         ),
         sample=_in_folder,
@@ -143,6 +147,12 @@ TASKS: list[Task] = [
             "{destination_folder} folder of the same storage.",
             "Using the Files app, move {file_name} out of {subfolder} and into "
             "{destination_folder}.",
+            "Open Files and relocate {file_name} from {subfolder} to {destination_folder}.",
+            "I want {file_name} to be in the {destination_folder} folder rather than in "
+            "{subfolder}, so please move it.",
+            "Files: move {file_name} from {subfolder} to {destination_folder}.",
+            "Please move {file_name} from {subfolder} to {destination_folder}, since that is "
+            "where I keep files like it.",
             "The file {file_name} sits in {subfolder}; put it in {destination_folder} instead.",
         ),
         sample=_move,
@@ -170,6 +180,10 @@ TASKS: list[Task] = [
         templates=(
             "Rename the file {file_name} in the {subfolder} folder to {new_name}.",
             "In Files, give {file_name} (in {subfolder}) the new name {new_name}.",
+            "Please rename {file_name} in {subfolder} to {new_name}.",
+            "Using the Files app, open {subfolder} and call {file_name} {new_name} from now on.",
+            "I'd like the file {file_name} in the {subfolder} folder to be named {new_name}.",
+            "File {file_name} ({subfolder}): new name {new_name}.",
             "Change the name of {subfolder}/{file_name} to {new_name}.",
         ),
         sample=_rename,
@@ -198,6 +212,10 @@ TASKS: list[Task] = [
             "Create a folder named {folder_name} inside the {subfolder} folder of the phone's "
             "storage.",
             "In the Files app, make a new folder {folder_name} in {subfolder}.",
+            "Please set up a new folder named {folder_name} in the {subfolder} folder.",
+            "Using Files, open {subfolder} and create a folder {folder_name} there.",
+            "I need a folder {folder_name} inside {subfolder} on my phone.",
+            "New folder in {subfolder}: {folder_name}.",
             "Add a folder called {folder_name} to {subfolder}.",
         ),
         sample=lambda rng: {
@@ -223,6 +241,11 @@ TASKS: list[Task] = [
             "How many files are in the {subfolder} folder of the phone's storage? Answer with a "
             "number.",
             "Count the files in {subfolder} with the Files app and tell me how many there are.",
+            "Check how many files the {subfolder} folder holds. Answer with a number.",
+            "Using the Files app, open {subfolder} and count its files. Answer with a number.",
+            "I want to know the file count of the {subfolder} folder on my phone. Answer with a "
+            "number.",
+            "{subfolder} folder: how many files? Answer with a number.",
             "What is the number of files inside {subfolder}?",
         ),
         sample=_count,

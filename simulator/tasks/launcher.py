@@ -13,6 +13,10 @@ TASKS: list[Task] = [
         templates=(
             "Open the {app} app from the app drawer.",
             "Find {app} among all apps and open it.",
+            "Could you open {app} from the app drawer for me?",
+            "I'd like {app} started from the app drawer.",
+            "App drawer: open {app}.",
+            "I can't see {app} on the home screen, so go into the app drawer and open it.",
             "Launch {app} through the list of all apps.",
         ),
         sample=pick(("Settings", "Clock", "Contacts", "Calendar"), "app"),

@@ -144,6 +144,10 @@ TASKS: list[Task] = [
         templates=(
             "Create a new note in Markor named {file_name} with the following text: {text}",
             "In Markor, make a note called {file_name} that says: {text}",
+            "Using Markor, start a new note named {file_name} and put this text in it: {text}",
+            "I need a note called {file_name} in Markor, and it should contain: {text}",
+            "Please jot down a Markor note titled {file_name} with these words: {text}",
+            "New Markor note {file_name}, text: {text}",
             "Write a new Markor note, {file_name}, containing this text: {text}",
         ),
         sample=_create_note,
@@ -169,6 +173,10 @@ TASKS: list[Task] = [
         templates=(
             "Create a new folder in Markor named {folder_name}.",
             "In Markor, add a folder called {folder_name}.",
+            "Please create a folder called {folder_name} in Markor.",
+            "Using Markor, set up a new folder named {folder_name}.",
+            "I need a new Markor folder, {folder_name}.",
+            "Markor should have a folder {folder_name}; go ahead and create it.",
             "Make a folder {folder_name} in my Markor notebook.",
         ),
         sample=lambda rng: {
@@ -196,6 +204,10 @@ TASKS: list[Task] = [
         templates=(
             "Edit {file_name} in Markor: {change}.",
             "Open the Markor note {file_name} and {change}.",
+            "Using Markor, go to the note {file_name} and {change}.",
+            "My Markor note {file_name} needs an edit. Please {change}.",
+            "Markor note {file_name}: {change}.",
+            "Find {file_name} among my notes in Markor, then {change}.",
             "In Markor's note {file_name}, {change}.",
         ),
         sample=_edit,
@@ -214,6 +226,10 @@ TASKS: list[Task] = [
         templates=(
             "Delete the note in Markor named {file_name}.",
             "Remove {file_name} from my Markor notes.",
+            "I'd like you to delete {file_name} in Markor.",
+            "Using Markor, erase the note called {file_name}.",
+            "I no longer need my Markor note {file_name}, so please delete it.",
+            "The note {file_name} should be removed from Markor.",
             "Get rid of the Markor note {file_name}.",
         ),
         sample=_one_note,
@@ -229,6 +245,10 @@ TASKS: list[Task] = [
         templates=(
             "Delete all my notes in Markor.",
             "Remove every note I have in Markor.",
+            "Erase all the notes in Markor.",
+            "Using Markor, select every note and delete them.",
+            "I want my Markor notebook empty, so please remove all of my notes.",
+            "Every note in Markor should be deleted.",
             "Clear out Markor: delete each of my notes.",
         ),
         sample=_delete_all,
@@ -246,6 +266,13 @@ TASKS: list[Task] = [
         templates=(
             "In Markor, move the note {file_name} from {source_folder} to {destination_folder}.",
             "Move my Markor note {file_name} out of {source_folder} into {destination_folder}.",
+            "Using Markor, take {file_name} from the {source_folder} folder and relocate it to "
+            "{destination_folder}.",
+            "I want the Markor note {file_name}, currently in {source_folder}, to be in "
+            "{destination_folder}.",
+            "Markor note {file_name}: move from {source_folder} to {destination_folder}.",
+            "Please shift my note {file_name} from {source_folder} over to {destination_folder} "
+            "in Markor, where it belongs.",
             "Put the note {file_name} in Markor's {destination_folder} folder; it is in "
             "{source_folder} now.",
         ),
@@ -282,6 +309,13 @@ TASKS: list[Task] = [
             "{new_name}.",
             'In Markor, replace the text of {file_name} with "{updated}" and rename the note '
             "{new_name}.",
+            'Using Markor, open {file_name}, swap its content for "{updated}", then rename it to '
+            "{new_name}.",
+            "I need {file_name} in Markor renamed to {new_name}, with its text replaced by "
+            '"{updated}".',
+            'Markor note {file_name}: new text "{updated}", new name {new_name}.',
+            'Please rewrite the Markor note {file_name} so that it says "{updated}", and give it '
+            "the new name {new_name}.",
             'Change Markor\'s note {file_name}: its text should be "{updated}" and its name '
             "{new_name}.",
         ),
@@ -311,6 +345,14 @@ TASKS: list[Task] = [
             'blank line before the existing content: "{updated}", and rename it to {new_name}.',
             'In Markor, put "{updated}" and then an empty line above the text of {file_name}, '
             "then rename the note {new_name}.",
+            'Using Markor, insert "{updated}" plus one empty line at the beginning of {file_name}, '
+            "then rename the note to {new_name}.",
+            'I want the Markor note {file_name} to begin with "{updated}" and an empty line '
+            "ahead of its current text, and its name changed to {new_name}.",
+            'Markor note {file_name}: prepend "{updated}" and a blank line above the existing '
+            "text; new name {new_name}.",
+            'Open {file_name} in Markor, write "{updated}" and a blank line before what is already '
+            "there, and rename it {new_name}.",
             'Add the heading "{updated}" followed by a blank line to the top of the Markor note '
             "{file_name} and call the note {new_name}.",
         ),
@@ -340,6 +382,10 @@ TASKS: list[Task] = [
         templates=(
             "What does my Markor note {file_name} say? Answer with its text.",
             "Read the note {file_name} in Markor and tell me what it says.",
+            "Open {file_name} in Markor and give me its text.",
+            "Using Markor, look at the note {file_name}. Answer with its text.",
+            "I need to know what the note {file_name} in Markor says. Answer with its text.",
+            "Markor note {file_name}: what is written in it? Answer with its text.",
             "Tell me the text of the Markor note {file_name}.",
         ),
         sample=_one_note,

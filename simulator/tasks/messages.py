@@ -79,6 +79,10 @@ TASKS: list[Task] = [
         templates=(
             'Send a text to {name} saying "{text}".',
             'Text {name}: "{text}"',
+            'Could you send {name} a text that says "{text}"?',
+            'In Messages, tell {name} "{text}".',
+            'I want {name} to know "{text}", so please text them that.',
+            'SMS for {name}: "{text}"',
             'Write an SMS to {name} with the message "{text}".',
         ),
         sample=combine(person, TEXT),
@@ -94,6 +98,10 @@ TASKS: list[Task] = [
         templates=(
             'Reply "{text}" to Bob Chen\'s message.',
             'Answer Bob Chen\'s text with "{text}".',
+            'Could you reply to Bob Chen\'s message with "{text}"?',
+            'Bob Chen sent me a message; answer it with "{text}".',
+            'In Messages, open Bob Chen\'s conversation and reply "{text}".',
+            'My reply to Bob Chen\'s text should be "{text}".',
             'Respond to Bob Chen in Messages: "{text}"',
         ),
         sample=TEXT,
@@ -114,6 +122,10 @@ TASKS: list[Task] = [
         templates=(
             'Text {number} with the message "{text}".',
             'Send "{text}" to the number {number}.',
+            'Could you send the message "{text}" to {number}?',
+            'In Messages, start a new conversation with {number} and send "{text}".',
+            'I need "{text}" texted to the number {number}.',
+            'SMS to {number}: "{text}"',
             'Write an SMS to {number} saying "{text}".',
         ),
         sample=combine(generated(pools.phone_number, "number"), TEXT),
@@ -138,6 +150,11 @@ TASKS: list[Task] = [
         templates=(
             "What did Alice Martin text me? Answer with her message.",
             "Read me Alice Martin's text message.",
+            "Could you read Alice Martin's text to me? Answer with her message.",
+            "In Messages, open Alice Martin's conversation and tell me what she wrote. "
+            "Answer with her message.",
+            "Alice Martin wrote to me earlier; what was her text? Answer with her message.",
+            "Alice Martin's SMS: what's in it? Answer with her message.",
             "What does the message from Alice Martin say?",
         ),
         sample=TEXT,
@@ -158,6 +175,10 @@ TASKS: list[Task] = [
         templates=(
             'Reply to the most recent text message with "{text}".',
             'Answer the last text I received: "{text}"',
+            'Could you answer the newest message in my inbox with "{text}"?',
+            'In Messages, find the text that arrived most recently and reply "{text}".',
+            'I want to respond "{text}" to the last message that came in.',
+            'Most recent text: reply "{text}"',
             'Whoever texted me last, reply "{text}" to them.',
         ),
         sample=latest_text,
@@ -179,6 +200,10 @@ TASKS: list[Task] = [
         templates=(
             "Resend the message I just sent to {name}.",
             "Send {name} the same text I sent them last, once more.",
+            "Could you send {name} my previous message one more time?",
+            "In Messages, open the chat with {name} and repeat the text I sent before.",
+            "I want {name} to get my latest message to them a second time.",
+            "{name}: resend the last text.",
             "My last text to {name} may not have arrived: send it again.",
         ),
         sample=combine(person, TEXT),
@@ -203,6 +228,10 @@ TASKS: list[Task] = [
         templates=(
             "Text the address that {sender} just sent me to {recipient}.",
             "{sender} texted me an address; send it on to {recipient}.",
+            "Could you pass the address {sender} texted me along to {recipient}?",
+            "In Messages, copy the address from {sender}'s text and send it to {recipient}.",
+            "{recipient} needs the address that {sender} sent me, so text it to them.",
+            "Address {sender} sent me: text it to {recipient}.",
             "Forward the address in {sender}'s last message to {recipient} by SMS.",
         ),
         sample=forwarded_address,

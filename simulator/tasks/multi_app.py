@@ -39,6 +39,11 @@ TASKS: list[Task] = [
         templates=(
             'Add {name} ({phone}) to my contacts, then text them "{text}".',
             'Save {name} with the number {phone} as a contact and send them "{text}".',
+            'Could you make a new contact for {name} at {phone} and send them the SMS "{text}"?',
+            'In Contacts, add {name} with phone {phone}; after that, text "{text}" to them.',
+            'I just got {name}\'s number, {phone}: put it in my contacts and text "{text}" to '
+            "{name}.",
+            'New contact {name} ({phone}), then an SMS to them: "{text}"',
             'Create a contact {name}, {phone}, and message them: "{text}"',
         ),
         sample=combine(person, generated(pools.message_text, "text")),
@@ -63,6 +68,11 @@ TASKS: list[Task] = [
         templates=(
             "Alice Martin texted me a wake-up time. Set an alarm for that time.",
             "Set an alarm for the time Alice Martin asked for in her message.",
+            "Could you check Alice Martin's message for a time and make an alarm for it?",
+            "In Clock, add an alarm for the wake-up time that Alice Martin sent me.",
+            "I need to wake up when Alice Martin told me to; her text has the time, so set an "
+            "alarm.",
+            "Alarm: the time from Alice Martin's SMS.",
             "Read Alice Martin's text and set the alarm she wants.",
         ),
         sample=alarm_time,
@@ -87,6 +97,10 @@ TASKS: list[Task] = [
         templates=(
             "Text Bob Chen the phone number of {name}.",
             "Send Bob Chen {name}'s number in a message.",
+            "Could you send {name}'s number to Bob Chen by text?",
+            "Look up {name} in Contacts and message the number to Bob Chen.",
+            "I want Bob Chen to have {name}'s phone number, so please SMS it over.",
+            "To Bob Chen by SMS: the number of {name}.",
             "Bob Chen needs {name}'s phone number: text it to him.",
         ),
         sample=person,
@@ -111,6 +125,10 @@ TASKS: list[Task] = [
         templates=(
             "Turn on dark theme, then set an alarm for {time}.",
             "Switch the phone to dark mode and add an alarm at {time}.",
+            "Could you switch on dark mode and then create an alarm for {time}?",
+            "In Settings, turn dark theme on; after that, use Clock to set an alarm at {time}.",
+            "I'd like the dark theme turned on and an alarm ringing at {time}.",
+            "Dark theme on, alarm at {time}.",
             "Enable the dark theme; also set a {time} alarm.",
         ),
         sample=alarm_time,
@@ -132,6 +150,13 @@ TASKS: list[Task] = [
             'Create an event today at {time} titled "Call" followed by Carmen López\'s phone '
             "number.",
             'Add a calendar event at {time} today named "Call" and Carmen López\'s number.',
+            'Could you put an event in my calendar today at {time}, titled "Call" plus '
+            "Carmen López's number?",
+            "Look up Carmen López's phone number, then add an event at {time} today whose "
+            'title is "Call" followed by that number.',
+            'I need a calendar entry at {time} today; name it "Call" and then Carmen López\'s '
+            "phone number.",
+            'Event today at {time}: "Call" and Carmen López\'s number as the title.',
             'Schedule a call with Carmen López today at {time}: the event\'s title is "Call" '
             "and her phone number.",
         ),
@@ -159,6 +184,10 @@ TASKS: list[Task] = [
         templates=(
             "Bob Chen texted me {name}'s number. Save it as a new contact named {name}.",
             "Add {name} to my contacts with the phone number Bob Chen sent me.",
+            "Could you save {name} as a contact using the number Bob Chen texted me?",
+            "In Messages, find {name}'s number from Bob Chen, then add {name} to Contacts with it.",
+            "I need {name} in my contacts; Bob Chen sent the phone number by SMS.",
+            "New contact {name}, number from Bob Chen's message.",
             "Create a contact for {name}; the number is in Bob Chen's last text.",
         ),
         sample=person,
@@ -183,6 +212,11 @@ TASKS: list[Task] = [
         templates=(
             'Text Alice Martin the time my "{title}" event starts today.',
             'Tell Alice Martin by SMS when "{title}" begins today.',
+            'Could you message Alice Martin the starting time of today\'s "{title}"?',
+            'Check my calendar for when "{title}" starts today, then text that time to Alice '
+            "Martin.",
+            'Alice Martin wants to know what time "{title}" is today; tell her by SMS.',
+            'SMS to Alice Martin: start time of today\'s "{title}" event.',
             'Look up today\'s "{title}" in my calendar and send Alice Martin its start time.',
         ),
         sample=combine(generated(pools.event_title, "title"), alarm_time),

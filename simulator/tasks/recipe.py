@@ -184,6 +184,16 @@ TASKS: list[Task] = [
             "directions: {directions}",
             "In Broccoli, create the recipe {title} ({description}) for {servings}, taking "
             "{prep_time}, with the ingredients {ingredients} and the directions: {directions}",
+            "Could you enter a recipe in Broccoli? Title {title}, description {description}, "
+            "{servings}, prep time {prep_time}, ingredients {ingredients}, directions: "
+            "{directions}",
+            "I'd like {title} stored in Broccoli with the description {description}, servings "
+            "{servings}, time {prep_time}, ingredients {ingredients}, and these directions: "
+            "{directions}",
+            "Broccoli needs one more recipe, {title}: {description} It makes {servings} and "
+            "takes {prep_time}. You need {ingredients}. Method: {directions}",
+            "I cooked {title} and want to keep it in Broccoli; description {description}, "
+            "{servings}, ready in {prep_time}, ingredients {ingredients}, directions {directions}",
             "Save a new Broccoli recipe called {title}. Description: {description} Servings: "
             "{servings}. Time: {prep_time}. Ingredients: {ingredients}. Directions: {directions}",
         ),
@@ -215,6 +225,13 @@ TASKS: list[Task] = [
             "{listing}",
             "Create these three recipes in Broccoli, each with its description and servings:\n"
             "{listing}",
+            "Could you put these three recipes into Broccoli? Each line gives title | "
+            "description | servings:\n{listing}",
+            "I need the recipes below entered in Broccoli with their descriptions and "
+            "servings:\n{listing}",
+            "Broccoli: new recipes, one a line (title | description | servings):\n{listing}",
+            "Please type each of the following into Broccoli as its own recipe, using the title, "
+            "description and servings given:\n{listing}",
             "In Broccoli, save every recipe below (title | description | servings):\n{listing}",
         ),
         sample=_multiple,
@@ -235,6 +252,12 @@ TASKS: list[Task] = [
         templates=(
             "Add the recipes from recipes.txt in Markor to the Broccoli recipe app.",
             "The Markor note recipes.txt holds some recipes; save each of them in Broccoli.",
+            "Open recipes.txt in Markor and create a Broccoli recipe for each one it contains.",
+            "Would it be possible to copy the recipes in the Markor file recipes.txt over to "
+            "Broccoli?",
+            "I'd like the recipes written in my Markor note recipes.txt added to Broccoli too.",
+            "Using Markor and Broccoli: read recipes.txt and enter each recipe from it in "
+            "Broccoli.",
             "Put every recipe listed in Markor's recipes.txt into Broccoli.",
         ),
         sample=_from_markor,
@@ -260,6 +283,10 @@ TASKS: list[Task] = [
         templates=(
             "Delete the following recipe from Broccoli app: {titles}.",
             "Remove the recipe {titles} from Broccoli.",
+            "When you get a chance, could you erase the {titles} recipe from Broccoli?",
+            "I don't want the recipe {titles} in Broccoli anymore, please delete it.",
+            "Broccoli: remove recipe {titles}.",
+            "Get rid of the Broccoli recipe called {titles}.",
             "In Broccoli, delete {titles}.",
         ),
         sample=_delete(1, 2),
@@ -275,6 +302,10 @@ TASKS: list[Task] = [
         templates=(
             "Delete the following recipes from Broccoli app: {titles}.",
             "Remove these recipes from Broccoli: {titles}.",
+            "Can I get you to erase the recipes {titles} from Broccoli?",
+            "I no longer need {titles} in Broccoli; please delete those recipes.",
+            "Broccoli cleanup: remove {titles}.",
+            "Get rid of these Broccoli recipes: {titles}.",
             "In Broccoli, delete the recipes {titles} and keep the others.",
         ),
         sample=_delete(3, 2),
@@ -295,6 +326,13 @@ TASKS: list[Task] = [
             "Delete all but one of any recipes in the Broccoli app that are exact duplicates, "
             "ensuring at least one instance of each unique recipe remains.",
             "Broccoli has a recipe saved twice: delete the extra copy and keep one.",
+            "One recipe in Broccoli is stored twice; please delete one of the two identical "
+            "copies.",
+            "There's a duplicated recipe in Broccoli; could you erase the extra entry and leave "
+            "a single copy?",
+            "Broccoli: delete exact duplicate recipes, keeping one of each.",
+            "I accidentally saved a recipe twice in Broccoli. Delete the repeated one but keep "
+            "the original.",
             "Remove the duplicate recipe in Broccoli so every recipe appears once.",
         ),
         sample=_duplicates,
@@ -310,6 +348,12 @@ TASKS: list[Task] = [
         templates=(
             "How many servings does the {title} recipe in Broccoli make? Answer with a number.",
             "In the Broccoli app, for how many people is the {title} recipe?",
+            "Could you look at the {title} recipe in Broccoli and say how many servings it "
+            "makes? Answer with a number.",
+            "I need the number of servings for {title} from Broccoli. Answer with a number.",
+            "Broccoli, {title} recipe: number of servings? Answer with a number.",
+            "I'm cooking {title} from Broccoli tonight; how many people does it serve? Answer "
+            "with a number.",
             "Check Broccoli: how many servings is {title}?",
         ),
         sample=_single,

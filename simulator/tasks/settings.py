@@ -82,6 +82,7 @@ def toggle_name(setting: str, on: bool) -> str:
 def toggle_task(setting: str, on: bool) -> Task:
     word = "on" if on else "off"
     name, other_name = SETTING_NAMES[setting]
+    label = name[0].upper() + name[1:]
     return Task(
         name=toggle_name(setting, on),
         app=SETTINGS,
@@ -89,6 +90,10 @@ def toggle_task(setting: str, on: bool) -> Task:
         templates=(
             f"Turn {word} {name}.",
             f"Switch {name} {word}.",
+            f"In Settings, set {name} to {word}.",
+            f"{label}: {word}.",
+            f"Could you flip {name} {word} for me?",
+            f"I need {name} {word} right away, so go to Settings and change it.",
             f"{'Enable' if on else 'Disable'} {other_name}.",
         ),
         setup=lambda p: {setting: not on},
@@ -101,6 +106,7 @@ def toggle_task(setting: str, on: bool) -> Task:
 def already_done_task(setting: str, on: bool) -> Task:
     word = "on" if on else "off"
     name, other_name = SETTING_NAMES[setting]
+    label = name[0].upper() + name[1:]
     return Task(
         name=f"{toggle_name(setting, on)}Verify",
         app=SETTINGS,
@@ -108,6 +114,10 @@ def already_done_task(setting: str, on: bool) -> Task:
         templates=(
             f"Make sure {name} is {word}.",
             f"Check that {name} is {word}; turn it {word} if it is not.",
+            f"{label} should be {word}. If it isn't, switch it {word}.",
+            f"In Settings, confirm that {name} is {word} and only change it if needed.",
+            f"Is {name} {word}? If not, turn it {word}.",
+            f"When you get a moment, verify that {name} is {word}, and fix it if it is not.",
             f"I want {other_name} {word}. Please see to it.",
         ),
         setup=lambda p: {setting: on},
@@ -150,6 +160,10 @@ TASKS: list[Task] = [
         templates=(
             "Enable developer options on this phone.",
             "Unlock the developer options.",
+            "Could you turn on the developer options for me?",
+            "I need the developer options on this phone, so unlock them.",
+            "Developer options: enabled.",
+            "Go into Settings and activate the developer options.",
             "Make this phone show Developer options in Settings.",
         ),
         plan=lambda p: [
@@ -169,6 +183,11 @@ TASKS: list[Task] = [
         templates=(
             "Turn on USB debugging.",
             "Enable USB debugging in the developer options.",
+            "USB debugging: on.",
+            "Could you switch USB debugging on for me?",
+            "I'm about to plug the phone into my laptop for development, "
+            "so activate USB debugging.",
+            "Using Settings, allow USB debugging on this phone.",
             "Let a computer debug this phone over USB.",
         ),
         setup=lambda p: {"developer_options": True},
@@ -189,6 +208,10 @@ TASKS: list[Task] = [
         templates=(
             "Keep the screen awake while charging (developer options are enabled).",
             'Turn on "Stay awake" in the developer options.',
+            'Could you switch on "Stay awake" for me?',
+            "I want the display to stay on whenever the phone is plugged in and charging.",
+            'Developer options, "Stay awake": on.',
+            "In Settings, make the screen remain lit during charging.",
             "Stop the screen from sleeping while the phone charges.",
         ),
         setup=lambda p: {"developer_options": True},
@@ -208,6 +231,10 @@ TASKS: list[Task] = [
         templates=(
             "Turn off Wi-Fi and turn on Bluetooth.",
             "Switch Wi-Fi off, then switch Bluetooth on.",
+            "Wi-Fi: off. Bluetooth: on.",
+            "Could you turn Wi-Fi off and Bluetooth on for me?",
+            "I'd like Bluetooth on and Wi-Fi off.",
+            "I'm heading out with my headphones, so switch Wi-Fi off and Bluetooth on in Settings.",
             "Disable WLAN and enable Bluetooth.",
         ),
         plan=lambda p: [
@@ -228,6 +255,10 @@ TASKS: list[Task] = [
         templates=(
             "What Android version is this phone on?",
             "Which version of Android does this phone run?",
+            "Check Settings and say which Android version the phone has.",
+            "I need to know the Android version installed on this phone.",
+            "Android version of this phone?",
+            "Could you find out what version of Android this device runs?",
             "Tell me the phone's Android version.",
         ),
         sample=pick(("12", "13", "14", "15"), "version"),
@@ -243,6 +274,10 @@ TASKS: list[Task] = [
         templates=(
             "How charged is the battery, in percent?",
             "What is the battery level?",
+            "Check the battery level in Settings and give it as a percentage.",
+            "Current battery level, in percent?",
+            "I'd like to know what percentage the battery is at.",
+            "Using Settings, tell me the battery's charge in percent.",
             "How much battery is left? Answer in percent.",
         ),
         sample=lambda rng: {"level": rng.randrange(12, 99)},
@@ -258,6 +293,10 @@ TASKS: list[Task] = [
         templates=(
             "What is the model name of this phone?",
             "Which phone model is this?",
+            "Tell me what model this phone is.",
+            "Phone model name, please.",
+            "I need the exact model of my phone for a repair form.",
+            "In Settings, look up the phone's model name.",
             "Find out this device's model.",
         ),
         sample=pick(DEVICE_MODELS, "model"),
@@ -273,6 +312,10 @@ TASKS: list[Task] = [
         templates=(
             "Turn on Wi-Fi, then open the {app} app.",
             "Switch Wi-Fi on and then launch {app}.",
+            "Could you switch on Wi-Fi and then start {app}?",
+            "Wi-Fi on first, then the {app} app.",
+            "I need Wi-Fi on before I use {app}: switch it on, then open {app}.",
+            "Go to Settings to turn on Wi-Fi and finish by opening {app}.",
             "Enable WLAN; after that, open {app}.",
         ),
         sample=pick(("Clock", "Contacts", "Calendar"), "app"),
@@ -288,6 +331,10 @@ TASKS: list[Task] = [
         templates=(
             "What is this phone's own phone number?",
             "Which number does this phone have?",
+            "Tell me the phone number assigned to this device.",
+            "I can't remember my own number; please get it from the phone.",
+            "This phone's number?",
+            "Could you check what number this phone is registered with?",
             "Look up my phone number in Settings.",
         ),
         sample=generated(pools.phone_number, "number"),
@@ -303,6 +350,10 @@ TASKS: list[Task] = [
         templates=(
             "What is the build number of this phone?",
             "Which build is this phone running? Give the build number.",
+            "Tell me this phone's build number.",
+            "I need the phone's build number for a bug report.",
+            "Current build number on this device?",
+            "Could you check Settings and find the build number for me?",
             "Read me the build number from About phone.",
         ),
         sample=generated(build_number, "build"),

@@ -236,6 +236,11 @@ TASKS: list[Task] = [
         templates=(
             "In the Tasks app, add a task {title} due {date} with {priority} priority.",
             "Create a {priority} priority task called {title} in Tasks, due on {date}.",
+            "Would it be possible to put a new task named {title} in the Tasks app, with a due "
+            "date of {date} and {priority} priority?",
+            "I need a to-do {title} in Tasks that is due {date}; set its priority to {priority}.",
+            "Tasks app: new task {title}, due {date}, {priority} priority.",
+            "Since {title} is due {date}, please save it in Tasks as a {priority} priority task.",
             "Add {title} to my to-dos in Tasks: due {date}, priority {priority}.",
         ),
         sample=_add,
@@ -260,6 +265,10 @@ TASKS: list[Task] = [
         templates=(
             "Mark the task {title} as complete in the Tasks app.",
             "I finished {title}: check it off in Tasks.",
+            "Mind ticking off the task {title} in the Tasks app?",
+            "Tasks app: {title} is done, mark it completed.",
+            "I'd like {title} marked as done in Tasks.",
+            "Set the task {title} to completed in Tasks, since I've already finished it.",
             "In Tasks, complete the to-do {title}.",
         ),
         sample=_one_of_many,
@@ -279,6 +288,10 @@ TASKS: list[Task] = [
         templates=(
             "Delete the task {title} from the Tasks app.",
             "Remove {title} from my to-do list in Tasks.",
+            "When you get a chance, could you erase the task {title} in the Tasks app?",
+            "I no longer need {title} in Tasks; please delete it.",
+            "Tasks app: remove task {title}.",
+            "The to-do {title} is cancelled, so delete it from the Tasks app.",
             "In Tasks, get rid of the task {title}.",
         ),
         sample=_one_of_many,
@@ -305,6 +318,10 @@ TASKS: list[Task] = [
         templates=(
             "What tasks do I have due {date} in Tasks app? " + _TITLES_ONLY,
             "Which to-dos in the Tasks app are due on {date}? " + _TITLES_ONLY,
+            "Could you check which tasks in the Tasks app are due {date}? " + _TITLES_ONLY,
+            "I need to know what is due {date} in my Tasks app. " + _TITLES_ONLY,
+            "Tasks app, due {date}: which tasks? " + _TITLES_ONLY,
+            "Open Tasks and find every task whose due date is {date}. " + _TITLES_ONLY,
             "List the tasks due {date} in Tasks. " + _TITLES_ONLY,
         ),
         sample=_question(_due_on, range(0, 12)),
@@ -320,6 +337,12 @@ TASKS: list[Task] = [
         templates=(
             "What are my high priority tasks in Tasks app? " + _TITLES_ONLY,
             "Which tasks in the Tasks app have high priority? " + _TITLES_ONLY,
+            "Could you find the tasks in the Tasks app that are set to high priority? "
+            + _TITLES_ONLY,
+            "I need my high priority tasks from the Tasks app. " + _TITLES_ONLY,
+            "Tasks app, priority high: which tasks? " + _TITLES_ONLY,
+            "Before I plan my day, I want to know which tasks in Tasks are high priority. "
+            + _TITLES_ONLY,
             "Name every high-priority to-do in Tasks. " + _TITLES_ONLY,
         ),
         sample=_high_priority,
@@ -335,6 +358,12 @@ TASKS: list[Task] = [
         templates=(
             "Which tasks with high priority are due {date} in the Tasks app? " + _TITLES_ONLY,
             "In Tasks, what high-priority to-dos fall due on {date}? " + _TITLES_ONLY,
+            "Could you find the tasks in the Tasks app that have high priority and are due "
+            "{date}? " + _TITLES_ONLY,
+            "I need to know which high priority to-dos are due {date} in Tasks. " + _TITLES_ONLY,
+            "Tasks app, due {date}, priority high: which tasks? " + _TITLES_ONLY,
+            "Of the tasks due {date} in the Tasks app, which ones are high priority? "
+            + _TITLES_ONLY,
             "List the high priority tasks due {date} in Tasks. " + _TITLES_ONLY,
         ),
         sample=_question(_high_due_on, range(0, 10)),
@@ -350,6 +379,12 @@ TASKS: list[Task] = [
         templates=(
             "Which tasks have I completed for {date} in Tasks app? " + _TITLES_ONLY,
             "In the Tasks app, which tasks due {date} are already done? " + _TITLES_ONLY,
+            "Could you check which tasks due {date} I have already finished in the Tasks app? "
+            + _TITLES_ONLY,
+            "I need the tasks for {date} that are marked done in Tasks. " + _TITLES_ONLY,
+            "Tasks app, due {date}, completed: which tasks? " + _TITLES_ONLY,
+            "Looking back at {date} in the Tasks app, which of the tasks due that day did I "
+            "complete? " + _TITLES_ONLY,
             "List the completed to-dos that were due {date} in Tasks. " + _TITLES_ONLY,
         ),
         sample=_question(_completed_on, range(-3, 3)),
@@ -365,6 +400,13 @@ TASKS: list[Task] = [
         templates=(
             "What incomplete tasks do I still have to do by {date} in Tasks app? " + _TITLES_ONLY,
             "Which unfinished to-dos in Tasks are due by {date}? " + _TITLES_ONLY,
+            "Could you check which tasks in the Tasks app are still open and due by {date}? "
+            + _TITLES_ONLY,
+            "I need to know what I haven't finished in Tasks that is due by {date}. "
+            + _TITLES_ONLY,
+            "Tasks app, due by {date}, not completed: which tasks? " + _TITLES_ONLY,
+            "Of my to-dos due by {date} in the Tasks app, which are still incomplete? "
+            + _TITLES_ONLY,
             "List the tasks in Tasks that are not done yet and due by {date}. " + _TITLES_ONLY,
         ),
         sample=_question(_incomplete_by, range(0, 8)),
@@ -382,6 +424,13 @@ TASKS: list[Task] = [
             "Monday. Express your answer as a single integer.",
             "In the Tasks app, count the to-dos due next week (Monday to Sunday). Answer with a "
             "number.",
+            "Could you count the tasks in the Tasks app that are due next week? The week starts "
+            "on Monday. Express your answer as a single integer.",
+            "I need the number of to-dos due next week in Tasks, counting the week from Monday. "
+            "Answer with a number.",
+            "Tasks app, next week (weeks start Monday): number of tasks due? Answer with a number.",
+            "Next week looks busy: in the Tasks app, how many tasks are due then, with the week "
+            "starting on Monday? Express your answer as a single integer.",
             "How many tasks fall due next week, Monday through Sunday, in Tasks? Give a single "
             "integer.",
         ),
