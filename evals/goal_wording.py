@@ -45,7 +45,11 @@ SYNONYMS: tuple[tuple[str, ...], ...] = (
 SWAP_PROBABILITY = 0.5
 # How often a one-sentence instruction is put in a request, and the requests.
 REQUEST_PROBABILITY = 0.3
-REQUESTS = ("Please {}.", "{}, please.", "Can you {}?", "I want you to {}.", "I need you to {}.")
+REQUESTS = (
+    *("Please {}.", "{}, please.", "Can you {}?", "Could you {}?", "Would you {}?"),
+    *("I want you to {}.", "I need you to {}.", "I'd like you to {}.", "Go ahead and {}."),
+    "{} for me.",
+)
 # Words that start an instruction (a goal that starts otherwise is not put in a request).
 _INSTRUCTION_VERBS = frozenset(
     {

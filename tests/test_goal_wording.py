@@ -64,8 +64,14 @@ def test_a_goal_is_said_several_ways_and_keeps_its_subject() -> None:
 
 def test_only_a_one_sentence_instruction_is_put_in_a_request() -> None:
     frames = [re.escape(request).replace(r"\{\}", "(.+)") for request in REQUESTS]
-    for template in TRAINING_TEMPLATES:
+
+    def is_request(text: str) -> bool:
+        return any(re.fullmatch(frame, text, re.DOTALL) for frame in frames)
+
+    # a phrasing that already reads as a request ("Could you ...?") is left out: its own
+    # words made it one, not a frame
+    for template in (t for t in TRAINING_TEMPLATES if not is_request(t)):
         for seed in range(20):
             reworded = reword(template, random.Random(seed))
-            if any(re.fullmatch(frame, reworded, re.DOTALL) for frame in frames):
+            if is_request(reworded):
                 assert "?" not in template and template.count(".") <= 1, (template, reworded)
