@@ -282,6 +282,32 @@ def test_a_run_stopped_by_its_time_limit_still_ends_its_learning_rate_schedule()
     assert learning_rate(10_000, settings, time_used=0.1) == pytest.approx(1e-4)
 
 
+def test_a_run_saving_as_it_goes_always_leaves_a_whole_checkpoint(
+    demos: Path, tmp_path: Path
+) -> None:
+    # A run killed before its end (a lent machine taken back) keeps the checkpoint of its
+    # last save: complete, loadable, and saying how far it got.
+    out = tmp_path / "run"
+    snapshots: list[tuple[int, int, float]] = []
+
+    def look_at_the_last_save(step: int, loss: float, rate: float) -> None:
+        latest = out / "latest"
+        if latest.is_dir():
+            log = json.loads((latest / "training_log.json").read_text())
+            embedding = load_checkpoint(latest).checkpoint_tensors()["model.embedding.weight"]
+            AutoTokenizer.from_pretrained(str(latest))
+            snapshots.append((step, log["steps_done"], float(embedding.sum())))
+
+    settings = TrainSettings(
+        steps=4, seed=5, batch_tokens=600, warmup_steps=1, log_every=1, save_every_s=1e-6
+    )
+    train(demos, out, settings, shape=SHAPES["tiny"], on_step=look_at_the_last_save)
+    assert [(step, done) for step, done, _ in snapshots] == [(2, 1), (3, 2), (4, 3)]
+    assert len({weight for _, _, weight in snapshots}) == 3  # each save holds new weights
+    assert not any(p.name.startswith("latest") for p in out.iterdir())
+    assert (out / "model.safetensors").is_file()
+
+
 def test_train_command_reports_bad_input_in_one_line(tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
     missing = run_cli("train", str(tmp_path / "none.jsonl"), "--out", str(tmp_path / "o"), env=env)

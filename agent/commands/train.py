@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import time
 from pathlib import Path
 from typing import Any
 
-from agent.commands.arguments import non_negative_float, positive_int, share
+from agent.commands.arguments import non_negative_float, positive_float, positive_int, share
 from devices.errors import UsageError
 
 
@@ -74,6 +75,14 @@ def register(subparsers: Any) -> None:
         metavar="SECONDS",
         help="stop early once this much time has passed, and write the checkpoint",
     )
+    parser.add_argument(
+        "--save-every",
+        type=positive_float,
+        default=None,
+        metavar="SECONDS",
+        help="also write the checkpoint so far into DIR/latest this often, so that a run killed "
+        "before it ends still leaves a usable checkpoint (removed when the run ends)",
+    )
     parser.set_defaults(handler=run_train)
 
 
@@ -102,6 +111,7 @@ def run_train(args: argparse.Namespace) -> int:
         context_loss_weight=args.context_loss,
         disguise_share=args.disguise,
         time_limit_s=args.time_limit,
+        save_every_s=args.save_every,
     )
     console = Console(stderr=True, highlight=False)
     with _StepProgress(console, settings.steps) as progress:
@@ -123,7 +133,8 @@ def run_train(args: argparse.Namespace) -> int:
 
 
 class _StepProgress:
-    """A progress bar with the running loss on a terminal; a line every 5% elsewhere."""
+    """A progress bar with the running loss on a terminal; elsewhere a line every 5% of the
+    steps, and at least one a minute."""
 
     def __init__(self, console: Any, steps: int) -> None:
         from rich.progress import (
@@ -150,6 +161,7 @@ class _StepProgress:
         )
         self._task = self._progress.add_task("train", total=steps, loss="-", rate="-")
         self._smoothed: float | None = None
+        self._last_line = time.monotonic()
 
     def __enter__(self) -> _StepProgress:
         self._progress.__enter__()
@@ -163,5 +175,9 @@ class _StepProgress:
         self._progress.update(
             self._task, completed=step, loss=f"{self._smoothed:.4f}", rate=f"{rate:.2e}"
         )
-        if not self._console.is_terminal and step % max(1, self._steps // 20) == 0:
+        if self._console.is_terminal:
+            return
+        # A run stopped by its time limit may never reach 5% of its steps: a line a minute too.
+        if step % max(1, self._steps // 20) == 0 or time.monotonic() - self._last_line >= 60:
             self._console.print(f"step {step}/{self._steps}: loss {self._smoothed:.4f}")
+            self._last_line = time.monotonic()

@@ -24,6 +24,7 @@ from pydantic import BaseModel, Field
 
 from serving.checkpoint import (
     ShapeSpec,
+    SparkConfig,
     config_for,
     write_model_files,
     write_tokenizer,
@@ -54,6 +55,8 @@ POLICY_SHAPE = ShapeSpec(
     tokenizer_vocab=4096,
 )
 LOG_FILE = "training_log.json"
+# Where a run keeps its checkpoint so far, when asked to (`save_every_s`); gone once it ends.
+SNAPSHOT_DIR = "latest"
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json")
 # Weight files stay under 16 MiB: small enough to keep in the repository and to copy around.
 WEIGHT_SHARD_BYTES = 15 << 20
@@ -88,6 +91,8 @@ class TrainSettings(BaseModel):
     )
     # A safety net for a machine lent by the minute: stop early and still write the checkpoint.
     time_limit_s: float | None = Field(default=None, gt=0)
+    # For a run that may be killed before it ends: the checkpoint so far, every so often.
+    save_every_s: float | None = Field(default=None, gt=0)
 
 
 class LossPoint(BaseModel):
@@ -332,6 +337,28 @@ def train(
     batches: list[Batch] = []
     model.train()
     steps_done = 0
+    per_epoch = len(make_batches(corpus, settings.batch_tokens, random.Random(0)))
+
+    def progress_log() -> TrainingLog:
+        return TrainingLog(
+            settings=settings,
+            continued_from=None if init is None else init.name,
+            demonstrations=len(lines),
+            distinct_demonstrations=len(distinct.examples),
+            copying_demonstrations=copying,
+            disguised=disguised,
+            left_out_too_long=len(distinct.examples) - len(kept),
+            parameters=parameter_count(config),
+            shared_prefix_tokens=len(corpus.prefix),
+            tokens_per_epoch=corpus.tokens(),
+            scored_tokens_per_epoch=corpus.tokens(scored=True),
+            longest_example=len(corpus.prefix) + max(e.length for e in corpus.examples),
+            epochs=round(steps_done / per_epoch, 2),
+            steps_done=steps_done,
+            losses=losses,
+            seconds=round(time.monotonic() - started, 1),
+        )
+
     # the time limit covers the whole run; what tokenizing left of it is the loop's budget
     loop_started = time.monotonic()
     loop_budget = (
@@ -339,6 +366,7 @@ def train(
     )
     time_used = 0.0
     disguised = 0
+    last_saved = loop_started
     for step in range(settings.steps):
         if loop_budget is not None:
             time_used = (time.monotonic() - loop_started) / max(loop_budget, 1e-9)
@@ -376,30 +404,47 @@ def train(
         if steps_done % settings.log_every == 0:
             losses.append(_point(steps_done, window, context_window, rate, started))
             window, context_window = [], []
+        if settings.save_every_s is not None and (
+            time.monotonic() - last_saved >= settings.save_every_s
+        ):
+            _write_snapshot(out_dir, config, model, progress_log())
+            say(f"step {steps_done}: checkpoint so far in {out_dir / SNAPSHOT_DIR}")
+            last_saved = time.monotonic()
     if window:
         losses.append(_point(steps_done, window, context_window, rate, started))
 
     say(f"writing the checkpoint to {out_dir}")
-    write_model_files(out_dir, config)
-    write_weights(out_dir, model.checkpoint_tensors().items(), WEIGHT_SHARD_BYTES)
-    per_epoch = len(make_batches(corpus, settings.batch_tokens, random.Random(0)))
-    log = TrainingLog(
-        settings=settings,
-        continued_from=None if init is None else init.name,
-        demonstrations=len(lines),
-        distinct_demonstrations=len(distinct.examples),
-        copying_demonstrations=copying,
-        disguised=disguised,
-        left_out_too_long=len(distinct.examples) - len(kept),
-        parameters=parameter_count(config),
-        shared_prefix_tokens=len(corpus.prefix),
-        tokens_per_epoch=corpus.tokens(),
-        scored_tokens_per_epoch=corpus.tokens(scored=True),
-        longest_example=len(corpus.prefix) + max(e.length for e in corpus.examples),
-        epochs=round(steps_done / per_epoch, 2),
-        steps_done=steps_done,
-        losses=losses,
-        seconds=round(time.monotonic() - started, 1),
-    )
-    (out_dir / LOG_FILE).write_text(log.model_dump_json(indent=1) + "\n", encoding="utf-8")
+    log = progress_log()
+    _write_checkpoint(out_dir, config, model, log)
+    shutil.rmtree(out_dir / SNAPSHOT_DIR, ignore_errors=True)
     return log
+
+
+def _write_checkpoint(
+    directory: Path, config: SparkConfig, model: SparkForTraining, log: TrainingLog
+) -> None:
+    """Everything but the tokenizer, which a run writes first."""
+    write_model_files(directory, config)
+    write_weights(directory, model.checkpoint_tensors().items(), WEIGHT_SHARD_BYTES)
+    (directory / LOG_FILE).write_text(log.model_dump_json(indent=1) + "\n", encoding="utf-8")
+
+
+def _write_snapshot(
+    out_dir: Path, config: SparkConfig, model: SparkForTraining, log: TrainingLog
+) -> None:
+    """The checkpoint so far, whole, in `out_dir/latest`. It is written beside that folder and
+    swapped in by renaming, so a run killed at any moment leaves one complete checkpoint: in
+    `latest`, or in `latest.old` during the swap."""
+    fresh = out_dir / f"{SNAPSHOT_DIR}.new"
+    latest = out_dir / SNAPSHOT_DIR
+    previous = out_dir / f"{SNAPSHOT_DIR}.old"
+    shutil.rmtree(fresh, ignore_errors=True)
+    fresh.mkdir()
+    for name in TOKENIZER_FILES:
+        shutil.copyfile(out_dir / name, fresh / name)
+    _write_checkpoint(fresh, config, model, log)
+    shutil.rmtree(previous, ignore_errors=True)
+    if latest.exists():
+        latest.rename(previous)
+    fresh.rename(latest)
+    shutil.rmtree(previous, ignore_errors=True)
