@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import os
@@ -306,6 +307,32 @@ def test_a_run_saving_as_it_goes_always_leaves_a_whole_checkpoint(
     assert len({weight for _, _, weight in snapshots}) == 3  # each save holds new weights
     assert not any(p.name.startswith("latest") for p in out.iterdir())
     assert (out / "model.safetensors").is_file()
+
+
+def test_a_logged_run_shows_progress_each_minute_though_far_from_its_planned_steps(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A run planned for 100,000 steps and stopped by its time limit never reaches 5% of them;
+    # its log (no terminal) must still say how it goes.
+    from rich.console import Console
+
+    from agent.commands import train as train_command
+
+    clock = [1000.0]
+    monkeypatch.setattr(train_command.time, "monotonic", lambda: clock[0])
+    log = io.StringIO()
+    with train_command._StepProgress(Console(file=log), 100_000) as progress:
+        for step in range(1, 301):
+            clock[0] += 1.0  # a step a second
+            progress.step(step, 2.0 / step, 1e-4)
+    lines = log.getvalue().splitlines()
+    assert [line.split(":")[0] for line in lines] == [
+        "step 60/100000",
+        "step 120/100000",
+        "step 180/100000",
+        "step 240/100000",
+        "step 300/100000",
+    ]
 
 
 def test_train_command_reports_bad_input_in_one_line(tmp_path: Path) -> None:
