@@ -438,12 +438,10 @@ def _write_snapshot(
     fresh = out_dir / f"{SNAPSHOT_DIR}.new"
     latest = out_dir / SNAPSHOT_DIR
     previous = out_dir / f"{SNAPSHOT_DIR}.old"
-    shutil.rmtree(fresh, ignore_errors=True)
     fresh.mkdir()
     for name in TOKENIZER_FILES:
         shutil.copyfile(out_dir / name, fresh / name)
     _write_checkpoint(fresh, config, model, log)
-    shutil.rmtree(previous, ignore_errors=True)
     if latest.exists():
         latest.rename(previous)
     fresh.rename(latest)
