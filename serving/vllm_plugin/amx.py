@@ -22,8 +22,12 @@ _XFEATURE_XTILEDATA: Final = 18
 
 
 def _arch_prctl(code: int, argument: int) -> int:
+    """The raw syscall. `syscall` is variadic, so ctypes would pass plain ints as 32-bit C ints:
+    every argument goes as a 64-bit long, or a pointer loses its upper half (EFAULT)."""
     libc = ctypes.CDLL(None, use_errno=True)
-    return int(libc.syscall(_SYS_ARCH_PRCTL, code, argument))
+    return int(
+        libc.syscall(ctypes.c_long(_SYS_ARCH_PRCTL), ctypes.c_long(code), ctypes.c_ulong(argument))
+    )
 
 
 def amx_tiles_permitted() -> bool:
