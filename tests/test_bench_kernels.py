@@ -11,7 +11,7 @@ pytest.importorskip("torch")
 
 from serving.bench import kernels
 from serving.checkpoint import spark_config
-from serving.quantization import avx2_kernel
+from serving.quantization import int4_kernel
 from tests.cli_process import run_cli
 
 
@@ -31,11 +31,12 @@ def test_a_token_of_the_real_shape_passes_through_every_int4_matrix_of_the_model
 def test_every_kernel_is_timed_on_every_matrix_and_the_token_adds_them_up() -> None:
     report = kernels.run_kernel_bench("tiny", [1, 3], repeat=1)
     expected = ["tinygemm", "dequantize"]
-    if avx2_kernel.load().available:
-        expected.insert(1, "avx2")
-        assert report.avx2_kernel == "available"
+    ours = int4_kernel.load()
+    if ours.variant is not None:
+        expected.insert(1, ours.variant)
+        assert report.our_kernel == ours.label
     else:
-        assert report.avx2_kernel == avx2_kernel.load().reason
+        assert report.our_kernel == ours.reason
     assert [(t.matrix, t.activation_rows) for t in report.timings] == [
         (m.name, rows) for m in report.matrices for rows in (1, 3)
     ]

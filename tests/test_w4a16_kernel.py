@@ -6,7 +6,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from serving.quantization import avx2_kernel, int4pack  # noqa: E402
+from serving.quantization import int4_kernel, int4pack  # noqa: E402
 from tests.int4_bounds import UNIT_ROUNDOFF, term_sizes  # noqa: E402
 
 GROUP = 64
@@ -97,8 +97,9 @@ def test_dequantizing_from_torchs_layout_gives_the_checkpoints_weight(weight: di
 # roundoffs u, `tests.int4_bounds`; S = |x| @ T^T with T the size of the weight's terms):
 #   weights dequantized in fp32 ((q - 8) * scale + zero): 2 u32 S;
 #   bf16 GEMM: W rounded to bf16, and x too unless it is bf16 already: u_bf16 S each;
-#   our AVX2 kernel: x rounded to 16-bit integers, one scale per group g of the weight, step
-#     max|x_g| / 32639 (ACTIVATION_LEVELS), so half a step times sum_{k in g} T_ik per group;
+#   our int4 kernel (AVX2 or AVX-512): x rounded to 16-bit integers, one scale per group g of
+#     the weight, step max|x_g| / 32639 (ACTIVATION_LEVELS), so half a step times
+#     sum_{k in g} T_ik per group;
 #   fp32 accumulation of K products: K u32 S (the worst case, not the typical sqrt(K));
 #   the result rounded to the activations' dtype (and to bf16 first on the bf16 GEMM): u |y|.
 # torch's kernel (tinygemm) is assumed to dequantize and accumulate in fp32 like the others;
@@ -109,12 +110,14 @@ def _plans_this_cpu_runs() -> list[int4pack.KernelPlan]:
     """Every few-row kernel and GEMM precision this machine can execute, forced one by one."""
     layout = int4pack.native_layout()
     few_rows: list[int4pack.FewRowKernelName] = ["tinygemm"]
-    if avx2_kernel.load().available:
-        few_rows.append("avx2")
+    ours = int4_kernel.load()
+    if ours.variant is not None:
+        few_rows.append(ours.variant)
     return [
         int4pack.KernelPlan(layout, kernel, threshold, gemm, "forced by the test")
         for kernel, threshold in (
-            (name, int4pack.AVX2_PREFILL_MIN_ROWS if name == "avx2" else 64) for name in few_rows
+            (name, 64 if name == "tinygemm" else int4pack.OUR_KERNEL_PREFILL_MIN_ROWS)
+            for name in few_rows
         )
         for gemm in (torch.float32, torch.bfloat16)
     ]
@@ -136,9 +139,9 @@ def _error_bound(
             output = output + u_bf16 * expected.abs()
         return 1.01 * (relative * magnitude + output)
     bound = relative * magnitude + output
-    if plan.few_rows == "avx2":
+    if plan.few_rows != "tinygemm":
         group_max = x.double().abs().view(rows, -1, GROUP).amax(-1)
-        half_step = (group_max / avx2_kernel.ACTIVATION_LEVELS / 2).repeat_interleave(GROUP, dim=1)
+        half_step = (group_max / int4_kernel.ACTIVATION_LEVELS / 2).repeat_interleave(GROUP, dim=1)
         bound = bound + half_step @ terms.t()
     return 1.01 * bound
 
@@ -215,9 +218,10 @@ def test_shapes_the_kernel_cannot_take_are_refused() -> None:
 
 # -- the choice itself, for CPUs this one is not ---------------------------------------------------
 
-AVX512_LAYOUT = int4pack.PackLayout(block_rows=64, half_split=True)
-BUILT = avx2_kernel.KernelStatus(True, "built for this AVX2 CPU")
-NOT_AVX2_LAYOUT = avx2_kernel.KernelStatus(False, "torch packs int4 rows in blocks of 64 here")
+AVX512_LAYOUT = int4pack.AVX512_LAYOUT
+BUILT = int4_kernel.KernelStatus(True, "built for this AVX2 CPU", "avx2")
+BUILT_AVX512 = int4_kernel.KernelStatus(True, "built for this AVX-512 CPU", "avx512")
+NO_COMPILER = int4_kernel.KernelStatus(False, "no C++ compiler on PATH to build it")
 
 
 @pytest.mark.parametrize(
@@ -231,29 +235,37 @@ NOT_AVX2_LAYOUT = avx2_kernel.KernelStatus(False, "torch packs int4 rows in bloc
             torch.bfloat16,
             ("avx2", 256, torch.float32),
         ),
-        # AVX-512 with BF16 (AMD Zen 4, Intel Cooper Lake): torch's kernel, bf16 GEMM.
+        # AVX-512 with BF16 (AMD Zen 4, Intel Cooper Lake): ours for AVX-512, bf16 GEMM.
         (
-            {"avx2", "fma", "avx512f", "avx512_bf16"},
+            {"avx2", "fma", "avx512f", "avx512bw", "avx512_bf16"},
             AVX512_LAYOUT,
-            NOT_AVX2_LAYOUT,
+            BUILT_AVX512,
             torch.bfloat16,
-            ("tinygemm", 64, torch.bfloat16),
+            ("avx512", 256, torch.bfloat16),
         ),
-        # AMX (Intel Sapphire Rapids and later): torch's kernel, bf16 GEMM.
+        # AMX (Intel Sapphire Rapids and later): the same.
         (
-            {"avx2", "fma", "avx512f", "avx512_bf16", "amx_tile", "amx_bf16"},
+            {"avx2", "fma", "avx512f", "avx512bw", "avx512_bf16", "amx_tile", "amx_bf16"},
             AVX512_LAYOUT,
-            NOT_AVX2_LAYOUT,
+            BUILT_AVX512,
+            torch.bfloat16,
+            ("avx512", 256, torch.bfloat16),
+        ),
+        # No compiler: torch's kernel, which turns to the GEMM at fewer rows.
+        (
+            {"avx2", "fma", "avx512f", "avx512bw", "avx512_bf16"},
+            AVX512_LAYOUT,
+            NO_COMPILER,
             torch.bfloat16,
             ("tinygemm", 64, torch.bfloat16),
         ),
         # fp32 activations never lose precision to a bf16 GEMM, even where it is native.
         (
-            {"avx2", "fma", "avx512f", "avx512_bf16"},
+            {"avx2", "fma", "avx512f", "avx512bw", "avx512_bf16"},
             AVX512_LAYOUT,
-            NOT_AVX2_LAYOUT,
+            BUILT_AVX512,
             torch.float32,
-            ("tinygemm", 64, torch.float32),
+            ("avx512", 256, torch.float32),
         ),
         # fp16 scales: our kernel reads none, torch's serves.
         (
@@ -264,12 +276,12 @@ NOT_AVX2_LAYOUT = avx2_kernel.KernelStatus(False, "torch packs int4 rows in bloc
             ("tinygemm", 64, torch.float32),
         ),
     ],
-    ids=["avx2", "avx512-bf16", "amx", "fp32-on-avx512", "fp16-on-avx2"],
+    ids=["avx2", "avx512-bf16", "amx", "no-compiler", "fp32-on-avx512", "fp16-on-avx2"],
 )
 def test_the_plan_for_each_cpu_class(
     flags: set[str],
     layout: int4pack.PackLayout,
-    kernel: avx2_kernel.KernelStatus,
+    kernel: int4_kernel.KernelStatus,
     activations: torch.dtype,
     expected: tuple[str, int, torch.dtype],
 ) -> None:
@@ -277,7 +289,7 @@ def test_the_plan_for_each_cpu_class(
     assert (plan.few_rows, plan.prefill_min_rows, plan.prefill_dtype) == expected
     assert plan.layout == layout
     if plan.few_rows == "tinygemm":
-        assert plan.reason in (kernel.reason, f"our AVX2 kernel takes no {activations} scales")
+        assert plan.reason in (kernel.reason, f"our int4 kernel takes no {activations} scales")
 
 
 def test_the_baseline_method_keeps_torchs_kernel_at_every_row_count() -> None:

@@ -241,10 +241,10 @@ class _ServingStack:
         if scheme == "bf16":
             return SchemeMeasurement(scheme=scheme, checkpoint_bytes=_weights_bytes(source))
         if scheme == "w4a16":
-            from serving.quantization import avx2_kernel
+            from serving.quantization import int4_kernel
 
             # Built once per machine: the server's load time must not include the compiler.
-            avx2_kernel.load()
+            int4_kernel.load()
         started = time.monotonic()
         reused = (self._work_dir / scheme / "config.json").is_file()
         try:

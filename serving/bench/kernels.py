@@ -3,7 +3,7 @@
 Every int4 matrix a token passes through in the served model (fused q/k/v, attention output,
 fused gate/up, down, the tied output head), with random weights in torch's packed layout, is
 multiplied by each kernel at a few row counts: torch's `_weight_int4pack_mm_for_cpu`
-(`tinygemm`), ours (`avx2`, where it runs on this machine) and dequantize + GEMM
+(`tinygemm`), ours (`avx2` or `avx512`, where it runs on this machine) and dequantize + GEMM
 (`dequantize`, the prefill path). Each time is a median; the per-token figure adds the
 matrices up, each as many times as the model has it. The kernels run interleaved, one call
 each in turn, so a change in the machine's load touches them alike.
@@ -20,7 +20,7 @@ import torch
 from pydantic import BaseModel
 
 from serving.checkpoint import Shape, SparkConfig, spark_config
-from serving.quantization import avx2_kernel, int4pack
+from serving.quantization import int4_kernel, int4pack
 from serving.quantization.measure import (
     GROUP_SIZE,
     head_matrix,
@@ -49,7 +49,7 @@ class KernelBenchReport(BaseModel):
     group_size: int
     threads: int
     repeat: int
-    avx2_kernel: str  # "available", or why not
+    our_kernel: str  # the instruction set it was built for, or why it does not run
     matrices: list[Matrix]
     timings: list[KernelTiming]
     per_token: list[PerToken]
@@ -62,14 +62,14 @@ def token_matrices(config: SparkConfig) -> list[Matrix]:
 
 def _kernels() -> tuple[dict[str, Kernel], str]:
     kernels: dict[str, Kernel] = {"tinygemm": int4pack.tinygemm_mm}
-    loaded = avx2_kernel.load()
-    if loaded.available:
-        kernels["avx2"] = avx2_kernel.int4_mm
+    loaded = int4_kernel.load()
+    if loaded.variant is not None:
+        kernels[loaded.variant] = int4_kernel.int4_mm
     plan = int4pack.machine_plan("adaptive", torch.bfloat16)
     kernels["dequantize"] = functools.partial(
         int4pack.dequantized_matmul, layout=plan.layout, compute=plan.prefill_dtype
     )
-    return kernels, "available" if loaded.available else loaded.reason
+    return kernels, loaded.label if loaded.variant is not None else loaded.reason
 
 
 def _interleaved_medians(calls: dict[str, Callable[[], object]], repeat: int) -> dict[str, float]:
@@ -115,7 +115,7 @@ def run_kernel_bench(
         group_size=GROUP_SIZE,
         threads=torch.get_num_threads(),
         repeat=repeat,
-        avx2_kernel=availability,
+        our_kernel=availability,
         matrices=matrices,
         timings=timings,
         per_token=[_per_token(matrices, timings, count, list(kernels)) for count in rows],
@@ -146,8 +146,8 @@ def render_text(report: KernelBenchReport) -> str:
     kernels = list(report.per_token[0].total_ms) if report.per_token else []
     lines = [
         f"W4A16 kernels on the {report.shape} shape: group {report.group_size}, "
-        f"{report.threads} threads, median of {report.repeat}; our AVX2 kernel: "
-        f"{report.avx2_kernel}",
+        f"{report.threads} threads, median of {report.repeat}; our int4 kernel: "
+        f"{report.our_kernel}",
         "",
         "| matrix | rows x columns | x rows | " + " | ".join(f"{k} ms" for k in kernels) + " |",
         "|---|---|---|" + "---|" * len(kernels),

@@ -1,6 +1,6 @@
 """Four-bit weights in torch's CPU int4 layout: repacking, the linear op, the embedding lookup.
 
-Decode runs on our AVX2 kernel (`avx2_kernel`) where it applies, else on torch's
+Decode runs on our int4 kernel (`int4_kernel`, AVX2 or AVX-512) where it applies, else on torch's
 `_weight_int4pack_mm_for_cpu` (tinygemm); both read the same packed tensor. Their cost grows
 with the number of rows they multiply, so from the plan's `prefill_min_rows` rows the weight is
 dequantized from that same packed tensor, a block of output rows at a time, and
@@ -29,7 +29,7 @@ from typing import Literal
 
 import torch
 
-from serving.quantization import avx2_kernel
+from serving.quantization import int4_kernel
 
 # Every layout's row block divides this; weights must have a multiple of it as output rows.
 ROW_ALIGNMENT = 64
@@ -81,10 +81,11 @@ class PackLayout:
         return rows // self.block_rows, column, high * 4
 
 
-# torch's AVX2 build: the layout our own kernel (`avx2_kernel`) reads.
+# torch's AVX2 and AVX-512 code: the layouts our own kernel (`int4_kernel`) reads.
 AVX2_LAYOUT = PackLayout(block_rows=32, half_split=True)
+AVX512_LAYOUT = PackLayout(block_rows=64, half_split=True)
 _CANDIDATE_LAYOUTS = (
-    PackLayout(block_rows=64, half_split=True),
+    AVX512_LAYOUT,
     AVX2_LAYOUT,
     PackLayout(block_rows=32, half_split=False),
 )
@@ -177,11 +178,11 @@ def dequantize_transposed(
 # 13312x2048 (the fused gate/up shape): 69 / 137 / 273 / 547 ms at 64 / 128 / 256 / 512 rows
 # against 129 / 173 / 273 / 473 ms.
 TINYGEMM_PREFILL_MIN_ROWS = 64
-AVX2_PREFILL_MIN_ROWS = 256
+OUR_KERNEL_PREFILL_MIN_ROWS = 256
 # The baseline path: torch's kernel at every row count, never dequantize.
 NEVER_DEQUANTIZE = 2**62
 
-FewRowKernelName = Literal["avx2", "tinygemm"]
+FewRowKernelName = Literal["avx2", "avx512", "tinygemm"]
 # `adaptive`: the fastest kernel for each row count on this machine; `tinygemm`: torch's kernel
 # for every row count, the baseline `adaptive` is measured against.
 KernelPath = Literal["adaptive", "tinygemm"]
@@ -203,7 +204,11 @@ class KernelPlan:
     reason: str  # why this few-row kernel, for the server's log
 
     def describe(self) -> str:
-        kernel = "our AVX2 kernel" if self.few_rows == "avx2" else "torch's int4 kernel (tinygemm)"
+        kernel = {
+            "avx2": "our AVX2 kernel",
+            "avx512": "our AVX-512 kernel",
+            "tinygemm": "torch's int4 kernel (tinygemm)",
+        }[self.few_rows]
         if self.prefill_min_rows >= NEVER_DEQUANTIZE:
             return f"W4A16 on {kernel} for every row count ({self.reason})"
         gemm = str(self.prefill_dtype).removeprefix("torch.")
@@ -223,7 +228,7 @@ def choose_plan(
     activations: torch.dtype,
     cpu_flags: set[str],
     layout: PackLayout,
-    avx2: avx2_kernel.KernelStatus,
+    ours: int4_kernel.KernelStatus,
 ) -> KernelPlan:
     """The plan for activations of `activations` on a machine described by the other arguments.
 
@@ -239,12 +244,12 @@ def choose_plan(
     )
     if path == "tinygemm":
         return KernelPlan(layout, "tinygemm", NEVER_DEQUANTIZE, prefill, "the baseline method")
-    if not avx2.available:
-        return KernelPlan(layout, "tinygemm", TINYGEMM_PREFILL_MIN_ROWS, prefill, avx2.reason)
-    if activations not in avx2_kernel.SCALE_DTYPES:
-        reason = f"our AVX2 kernel takes no {activations} scales"
+    if not ours.available or ours.variant is None:
+        return KernelPlan(layout, "tinygemm", TINYGEMM_PREFILL_MIN_ROWS, prefill, ours.reason)
+    if activations not in int4_kernel.SCALE_DTYPES:
+        reason = f"our int4 kernel takes no {activations} scales"
         return KernelPlan(layout, "tinygemm", TINYGEMM_PREFILL_MIN_ROWS, prefill, reason)
-    return KernelPlan(layout, "avx2", AVX2_PREFILL_MIN_ROWS, prefill, avx2.reason)
+    return KernelPlan(layout, ours.variant, OUR_KERNEL_PREFILL_MIN_ROWS, prefill, ours.reason)
 
 
 @functools.cache
@@ -253,7 +258,7 @@ def machine_plan(path: KernelPath, activations: torch.dtype) -> KernelPlan:
     from serving.quantization.probe import probe_hardware
 
     flags = set(probe_hardware().cpu_flags)
-    return choose_plan(path, activations, flags, native_layout(), avx2_kernel.load())
+    return choose_plan(path, activations, flags, native_layout(), int4_kernel.load())
 
 
 def dequantized_matmul(
@@ -263,16 +268,27 @@ def dequantized_matmul(
     group_size: int,
     layout: PackLayout,
     compute: torch.dtype,
+    our_dequantizer: bool = False,
 ) -> torch.Tensor:
-    """x @ W.T for many rows: dequantize a block of output rows at a time, then GEMM."""
+    """x @ W.T for many rows: dequantize a block of output rows at a time, then GEMM.
+
+    `our_dequantizer`: unpack with our kernel's op (one pass over the bytes; where that kernel
+    is loaded) instead of torch's tensor ops, which take longer than the GEMM itself on CPUs
+    with bf16 hardware.
+    """
     rows = packed.shape[0]
     x_compute = x.to(compute)
     out = torch.empty(x.shape[0], rows, dtype=x.dtype)
     for start in range(0, rows, _DEQUANT_ROWS):
         stop = min(rows, start + _DEQUANT_ROWS)
-        weight_t = dequantize_transposed(
-            packed[start:stop], scale_zero[:, start:stop], group_size, compute, layout
-        )
+        if our_dequantizer:
+            weight_t = int4_kernel.dequantize_rows(
+                packed, scale_zero, group_size, start, stop, compute
+            )
+        else:
+            weight_t = dequantize_transposed(
+                packed[start:stop], scale_zero[:, start:stop], group_size, compute, layout
+            )
         out[:, start:stop] = torch.mm(x_compute, weight_t)
     return out
 
@@ -288,7 +304,7 @@ def tinygemm_mm(
 def _few_row_multiply(
     name: str,
 ) -> Callable[[torch.Tensor, torch.Tensor, torch.Tensor, int], torch.Tensor]:
-    return avx2_kernel.int4_mm if name == "avx2" else tinygemm_mm
+    return tinygemm_mm if name == "tinygemm" else int4_kernel.int4_mm
 
 
 @torch.library.custom_op("phone_agent::w4a16_linear", mutates_args=())
@@ -312,7 +328,8 @@ def w4a16_linear(
     """
     if x.shape[0] >= prefill_min_rows:
         layout = PackLayout(block_rows, half_split)
-        return dequantized_matmul(x, packed, scale_zero, group_size, layout, prefill_dtype)
+        ours = few_rows != "tinygemm"
+        return dequantized_matmul(x, packed, scale_zero, group_size, layout, prefill_dtype, ours)
     return _few_row_multiply(few_rows)(x, packed, scale_zero, group_size)
 
 

@@ -30,6 +30,7 @@ RELEVANT_FLAGS = (
     "amx_bf16",
     "amx_int8",
     "avx512f",
+    "avx512bw",
     "avx512_bf16",
     "avx512_vnni",
     "avx_vnni",

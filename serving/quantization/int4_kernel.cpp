@@ -1,18 +1,20 @@
-// Few-row products with int4 weights in torch's AVX2 int4 layout, for decode on AVX2 CPUs.
+// Few-row products with int4 weights in torch's packed int4 layout, for decode on x86 CPUs.
 //
 // torch's `_weight_int4pack_mm_for_cpu` reaches about 4 GB/s of packed weights on a 2-core AVX2
 // host, which makes the 4-bit build decode barely faster than bf16. This kernel reads the same
-// packed tensor (blocks of 32 output rows stored as [K, 16] bytes, byte j holding row j in its
-// low nibble and row j + 16 in its high nibble) and the same [K / group, N, 2] scale/zero table,
-// so the prefill path and the embedding lookup are unchanged and no weight is stored twice.
+// packed tensor and the same [K / group, N, 2] scale/zero table, so the prefill path and the
+// embedding lookup are unchanged and no weight is stored twice. torch packs for the instruction
+// set it runs with, and this file is compiled for the matching one (the build chooses):
+//   AVX2      blocks of 32 output rows stored as [K, 16] bytes;
+//   AVX-512BW blocks of 64 output rows stored as [K, 32] bytes;
+// byte j of a block's column holds row j in its low nibble and row j + rows / 2 in its high one.
 //
 // x is rounded to 16-bit integers (at most 32639 in magnitude), one scale per group, finer than
 // the bf16 it arrives in, and each integer is split into two signed bytes, x_q = 256 high + low.
-// Two adjacent input columns are 32 adjacent bytes of a block; one byte shuffle pairs them row
-// by row, so that vpmaddubsw multiplies 16 rows' nibbles of both columns by a pair of x's bytes
-// at once (32 products per instruction). Sums run in 16 bits for 8 column pairs (at most
-// 8 * 2 * 15 * 128 = 30720), then widen to 32 bits as low + 256 high; the group's scales and
-// offsets are applied once per group:
+// Two adjacent input columns are adjacent in a block; one byte shuffle pairs them row by row, so
+// that vpmaddubsw multiplies the nibbles of both columns for half a block's rows by a pair of x's
+// bytes at once. Sums run in 16 bits for 8 column pairs (at most 8 * 2 * 15 * 128 = 30720), then
+// widen to 32 bits as low + 256 high; the group's scales and offsets are applied once per group:
 //   y[r] = sum_g scale[g, r] xscale[g] sum_{k in g} q[k, r] xq[k]
 //          + (zero[g, r] - 8 scale[g, r]) sum_{k in g} x[k]
 // (the 32-bit sums cannot overflow: 15 * 32639 * group_size < 2^31 for groups up to 4096).
@@ -27,10 +29,15 @@
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
+#include <vector>
 
 namespace {
 
+#if defined(__AVX512BW__)
+constexpr int64_t kBlockRows = 64;
+#else
 constexpr int64_t kBlockRows = 32;
+#endif
 constexpr int64_t kBlockBytes = kBlockRows / 2;
 // Rows of x that share one pass over the weights: with two, each row's 16-bit and 32-bit sums
 // still fit the 16 vector registers (four rows spilled and ran 12% slower at 8 rows).
@@ -40,6 +47,126 @@ constexpr int kActivationLevels = 32639;
 // Column pairs summed in 16 bits before widening: each adds at most 2 * 15 * 128 = 3840.
 constexpr int64_t kPairsPerWidening = 8;
 
+#if defined(__AVX512BW__)
+// Sixteen (scale, zero) pairs as two fp32 vectors, offset = zero - 8 scale. bf16 pairs: the
+// scale is the low half of each 32-bit lane, the zero the high half.
+inline void load_scale_offset(const at::BFloat16* pairs, __m512& scale, __m512& offset) {
+  const __m512i both = _mm512_loadu_si512(pairs);
+  scale = _mm512_castsi512_ps(_mm512_slli_epi32(both, 16));
+  const __m512 zero = _mm512_castsi512_ps(_mm512_and_si512(both, _mm512_set1_epi32(-65536)));
+  offset = _mm512_fnmadd_ps(_mm512_set1_ps(8.0f), scale, zero);
+}
+
+// fp32 pairs (served with fp32 activations): even and odd elements of 32 floats, in order.
+inline void load_scale_offset(const float* pairs, __m512& scale, __m512& offset) {
+  const __m512 first = _mm512_loadu_ps(pairs);
+  const __m512 second = _mm512_loadu_ps(pairs + 16);
+  const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+  scale = _mm512_permutex2var_ps(first, even, second);
+  const __m512 zero = _mm512_permutex2var_ps(first, odd, second);
+  offset = _mm512_fnmadd_ps(_mm512_set1_ps(8.0f), scale, zero);
+}
+
+// Rows [block * 64, block * 64 + 64) of y for `Tile` rows of x.
+template <int Tile, typename Pair>
+void block_product(
+    const uint8_t* packed_block,   // [K, 32] bytes of this block
+    const Pair* scale_zero,        // [G, N, 2]
+    const int8_t* x_high,          // [Tile, K] x_q = 256 x_high + x_low, one scale per group
+    const int8_t* x_low,           // [Tile, K]
+    const float* x_group_scales,   // [Tile, G]
+    const float* x_group_sums,     // [Tile, G] (of x itself, not of x_q)
+    int64_t block, int64_t k_size, int64_t n_size, int64_t group_size, float* y, int64_t y_stride) {
+  const int64_t groups = k_size / group_size;
+  const __m512i low_mask = _mm512_set1_epi8(0x0F);
+  // Columns k and k + 1 are 64 adjacent bytes, 8 bytes to a 64-bit lane: lanes 0-3 column k,
+  // 4-7 column k + 1. Reordered (0, 4, 1, 5, ...), each 128-bit lane holds the same 8 rows of
+  // both columns, which the byte shuffle then pairs as (k, k + 1).
+  const __m512i column_order = _mm512_setr_epi64(0, 4, 1, 5, 2, 6, 3, 7);
+  const __m512i pair_order = _mm512_broadcast_i32x4(
+      _mm_setr_epi8(0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15));
+  // (1, 256) per pair of 16-bit lanes: low byte sum + 256 high byte sum, in 32 bits.
+  const __m512i join_bytes = _mm512_set1_epi32(0x01000001);
+  // Widening leaves rows 0-3, 8-11, 16-19, 24-27 in one vector and 4-7, 12-15, ... in the other;
+  // these pick rows 0-15 and 16-31 in order from the two.
+  const __m512i first_rows =
+      _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
+  const __m512i second_rows =
+      _mm512_setr_epi32(8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
+  __m512 total[Tile][4];
+  for (int t = 0; t < Tile; ++t)
+    for (int v = 0; v < 4; ++v) total[t][v] = _mm512_setzero_ps();
+
+  for (int64_t g = 0; g < groups; ++g) {
+    // 32-bit sums of rows 32h + (0-3, 8-11, 16-19, 24-27) in [2h], 32h + (4-7, ...) in [2h + 1].
+    __m512i acc[Tile][4];
+    for (int t = 0; t < Tile; ++t)
+      for (int v = 0; v < 4; ++v) acc[t][v] = _mm512_setzero_si512();
+    const int64_t k_end = (g + 1) * group_size;
+    for (int64_t chunk = g * group_size; chunk < k_end; chunk += 2 * kPairsPerWidening) {
+      const int64_t chunk_end = std::min(chunk + 2 * kPairsPerWidening, k_end);
+      // 16-bit sums of rows 0-31 ([0]) and 32-63 ([1]) times the high and the low bytes of x.
+      __m512i high[Tile][2], low[Tile][2];
+      for (int t = 0; t < Tile; ++t)
+        for (int h = 0; h < 2; ++h) high[t][h] = low[t][h] = _mm512_setzero_si512();
+      for (int64_t k = chunk; k < chunk_end; k += 2) {
+        const __m512i columns = _mm512_loadu_si512(packed_block + k * kBlockBytes);
+        const __m512i pairs =
+            _mm512_shuffle_epi8(_mm512_permutexvar_epi64(column_order, columns), pair_order);
+        const __m512i w[2] = {
+            _mm512_and_si512(pairs, low_mask),
+            _mm512_and_si512(_mm512_srli_epi16(pairs, 4), low_mask),
+        };
+        for (int t = 0; t < Tile; ++t) {
+          int16_t high_pair, low_pair;
+          std::memcpy(&high_pair, x_high + t * k_size + k, sizeof(high_pair));
+          std::memcpy(&low_pair, x_low + t * k_size + k, sizeof(low_pair));
+          const __m512i x_high_pair = _mm512_set1_epi16(high_pair);
+          const __m512i x_low_pair = _mm512_set1_epi16(low_pair);
+          for (int h = 0; h < 2; ++h) {
+            high[t][h] = _mm512_add_epi16(high[t][h], _mm512_maddubs_epi16(w[h], x_high_pair));
+            low[t][h] = _mm512_add_epi16(low[t][h], _mm512_maddubs_epi16(w[h], x_low_pair));
+          }
+        }
+      }
+      for (int t = 0; t < Tile; ++t)
+        for (int h = 0; h < 2; ++h) {
+          acc[t][2 * h] = _mm512_add_epi32(
+              acc[t][2 * h],
+              _mm512_madd_epi16(_mm512_unpacklo_epi16(low[t][h], high[t][h]), join_bytes));
+          acc[t][2 * h + 1] = _mm512_add_epi32(
+              acc[t][2 * h + 1],
+              _mm512_madd_epi16(_mm512_unpackhi_epi16(low[t][h], high[t][h]), join_bytes));
+        }
+    }
+    const Pair* pairs = scale_zero + (g * n_size + block * kBlockRows) * 2;
+    for (int t = 0; t < Tile; ++t) {
+      const __m512 x_scale = _mm512_set1_ps(x_group_scales[t * groups + g]);
+      const __m512 x_sum = _mm512_set1_ps(x_group_sums[t * groups + g]);
+      for (int h = 0; h < 2; ++h) {
+        // rows 32h + 0-15 and 32h + 16-31 in order
+        const __m512i rows[2] = {
+            _mm512_permutex2var_epi32(acc[t][2 * h], first_rows, acc[t][2 * h + 1]),
+            _mm512_permutex2var_epi32(acc[t][2 * h], second_rows, acc[t][2 * h + 1]),
+        };
+        for (int r = 0; r < 2; ++r) {
+          const int v = 2 * h + r;
+          __m512 scale, offset;
+          load_scale_offset(pairs + v * 32, scale, offset);
+          const __m512 q_dot = _mm512_mul_ps(_mm512_cvtepi32_ps(rows[r]), x_scale);
+          total[t][v] = _mm512_fmadd_ps(q_dot, scale, total[t][v]);
+          total[t][v] = _mm512_fmadd_ps(offset, x_sum, total[t][v]);
+        }
+      }
+    }
+  }
+  for (int t = 0; t < Tile; ++t)
+    for (int v = 0; v < 4; ++v)
+      _mm512_storeu_ps(y + t * y_stride + block * kBlockRows + v * 16, total[t][v]);
+}
+
+#else
 // Eight (scale, zero) pairs as two fp32 vectors, offset = zero - 8 scale. bf16 pairs: the scale
 // is the low half of each 32-bit lane, the zero the high half.
 inline void load_scale_offset(const at::BFloat16* pairs, __m256& scale, __m256& offset) {
@@ -155,6 +282,8 @@ void block_product(
       _mm256_storeu_ps(y + t * y_stride + block * kBlockRows + v * 8, total[t][v]);
 }
 
+#endif
+
 // x as integers of at most kActivationLevels in magnitude, one scale per group, split into two
 // signed bytes: x_q = 256 high + low, low in [-128, 127]. One plain loop: for the few rows of
 // decode, a chain of tensor ops costs more than the arithmetic.
@@ -249,12 +378,105 @@ at::Tensor int4_mm(const at::Tensor& x, const at::Tensor& packed, const at::Tens
   return y.to(x.scalar_type());
 }
 
-}  // namespace
-
-TORCH_LIBRARY(phone_agent_avx2, library) {
-  library.def("int4_mm(Tensor x, Tensor packed, Tensor scale_zero, int group_size) -> Tensor");
+// fp32 to bf16, rounding to nearest even, as plain integer arithmetic the compiler vectorises
+// (finite values only: the weights and scales of a checkpoint).
+inline uint16_t bf16_bits(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  return static_cast<uint16_t>((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16);
 }
 
-TORCH_LIBRARY_IMPL(phone_agent_avx2, CPU, library) {
+inline void store(float value, float* out) { *out = value; }
+inline void store(float value, at::BFloat16* out) {
+  const uint16_t bits = bf16_bits(value);
+  std::memcpy(out, &bits, sizeof(bits));
+}
+
+// Rows [k_begin, k_end) of `out` ([K, stop - start], the transposed weight the prefill GEMM
+// multiplies by), from output rows [start, stop) of the weight:
+//   W[r, k] = q[k, r] scale[g, r] + zero[g, r] - 8 scale[g, r]
+// computed in fp32 as torch's own dequantization does, then stored in Out. A row of `out` is
+// written left to right (one byte column of each block in turn), so the writes stream.
+template <typename Pair, typename Out>
+void dequantize_columns(const uint8_t* packed, const Pair* scale_zero, int64_t k_begin,
+                        int64_t k_end, int64_t k_size, int64_t n_size, int64_t group_size,
+                        int64_t start, int64_t stop, Out* out) {
+  const int64_t width = stop - start;
+  std::vector<float> scale(width), offset(width);
+  int64_t loaded_group = -1;
+  for (int64_t k = k_begin; k < k_end; ++k) {
+    const int64_t g = k / group_size;
+    if (g != loaded_group) {
+      const Pair* pairs = scale_zero + (g * n_size + start) * 2;
+      for (int64_t c = 0; c < width; ++c) {
+        scale[c] = static_cast<float>(pairs[2 * c]);
+        offset[c] = static_cast<float>(pairs[2 * c + 1]) - 8.0f * scale[c];
+      }
+      loaded_group = g;
+    }
+    Out* row = out + k * width;
+    for (int64_t block = start / kBlockRows; block < stop / kBlockRows; ++block) {
+      const uint8_t* bytes = packed + (block * k_size + k) * kBlockBytes;
+      const int64_t c = block * kBlockRows - start;
+      for (int64_t j = 0; j < kBlockBytes; ++j) {
+        store(static_cast<float>(bytes[j] & 15) * scale[c + j] + offset[c + j], row + c + j);
+        store(static_cast<float>(bytes[j] >> 4) * scale[c + j + kBlockBytes] +
+                  offset[c + j + kBlockBytes],
+              row + c + j + kBlockBytes);
+      }
+    }
+  }
+}
+
+// Rows [start, stop) of the weight as [K, stop - start] in `dtype` (fp32 or bf16).
+at::Tensor dequantize_rows(const at::Tensor& packed, const at::Tensor& scale_zero,
+                           int64_t group_size, int64_t start, int64_t stop,
+                           at::ScalarType dtype) {
+  TORCH_CHECK(packed.dim() == 2 && packed.scalar_type() == at::kByte && scale_zero.dim() == 3,
+              "dequantize_rows: packed [N, K/2] uint8, scale_zero [G, N, 2]");
+  TORCH_CHECK(dtype == at::kFloat || dtype == at::kBFloat16,
+              "dequantize_rows: dtype must be float32 or bfloat16");
+  const int64_t n_size = packed.size(0), k_size = packed.size(1) * 2;
+  TORCH_CHECK(0 <= start && start < stop && stop <= n_size && start % kBlockRows == 0 &&
+                  stop % kBlockRows == 0,
+              "dequantize_rows: rows [", start, ", ", stop, ") must be whole blocks of ",
+              kBlockRows, " within ", n_size);
+  TORCH_CHECK(group_size > 0 && k_size % group_size == 0 &&
+                  scale_zero.size(0) == k_size / group_size && scale_zero.size(1) == n_size &&
+                  scale_zero.size(2) == 2,
+              "dequantize_rows: scale_zero must be [K / group_size, N, 2]");
+  const at::Tensor packed_c = packed.contiguous();
+  const at::Tensor scale_zero_c = scale_zero.contiguous();
+  at::Tensor out = at::empty({k_size, stop - start}, packed.options().dtype(dtype));
+  const auto run = [&](const auto* pairs, auto* values) {
+    at::parallel_for(0, k_size, 16, [&](int64_t begin, int64_t end) {
+      dequantize_columns(packed_c.data_ptr<uint8_t>(), pairs, begin, end, k_size, n_size,
+                         group_size, start, stop, values);
+    });
+  };
+  const auto with_pairs = [&](auto* values) {
+    if (scale_zero_c.scalar_type() == at::kBFloat16)
+      run(scale_zero_c.data_ptr<at::BFloat16>(), values);
+    else
+      run(scale_zero_c.to(at::kFloat).data_ptr<float>(), values);
+  };
+  if (dtype == at::kFloat)
+    with_pairs(out.data_ptr<float>());
+  else
+    with_pairs(out.data_ptr<at::BFloat16>());
+  return out;
+}
+
+}  // namespace
+
+TORCH_LIBRARY(phone_agent_int4, library) {
+  library.def("int4_mm(Tensor x, Tensor packed, Tensor scale_zero, int group_size) -> Tensor");
+  library.def(
+      "dequantize_rows(Tensor packed, Tensor scale_zero, int group_size, int start, int stop, "
+      "ScalarType dtype) -> Tensor");
+}
+
+TORCH_LIBRARY_IMPL(phone_agent_int4, CPU, library) {
   library.impl("int4_mm", &int4_mm);
+  library.impl("dequantize_rows", &dequantize_rows);
 }

@@ -1,0 +1,204 @@
+"""Our int4 kernel (`int4_kernel.cpp`), compiled on first use and loaded as a torch op.
+
+It is compiled on the machine that runs it (torch's extension builder, into our cache folder,
+keyed on torch's version and the instruction set, so later processes only load it), for the
+layout torch packs int4 weights in there: blocks of 32 rows on AVX2 (built with AVX2), blocks of
+64 rows where torch runs its AVX-512 code (built with AVX-512BW). Where torch packs otherwise
+(its portable build), the CPU lacks the instructions, or no C++ compiler is at hand, `load()`
+says why and the caller keeps torch's kernel.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import os
+import shutil
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+import torch
+
+from serving.checkpoint import user_cache_dir
+from serving.quantization import int4pack
+from serving.quantization.probe import probe_hardware
+
+SOURCE = Path(__file__).with_name("int4_kernel.cpp")
+LIBRARY_NAME = "phone_agent_int4"
+# The scale tables it reads: those of bf16 and fp32 activations (fp16 stays on torch's kernel).
+SCALE_DTYPES = (torch.bfloat16, torch.float32)
+
+Variant = Literal["avx2", "avx512"]
+
+
+@dataclass(frozen=True)
+class _Build:
+    """One instruction set the source compiles for: the layout it reads (blocks of
+    `block_rows`, split in halves), what it needs."""
+
+    block_rows: int
+    cpu_flags: frozenset[str]
+    compile_flags: tuple[str, ...]
+    label: str
+
+
+_BUILDS: dict[Variant, _Build] = {
+    "avx2": _Build(32, frozenset({"avx2", "fma"}), ("-mavx2", "-mfma"), "AVX2"),
+    "avx512": _Build(
+        64,
+        frozenset({"avx2", "fma", "avx512f", "avx512bw"}),
+        ("-mavx2", "-mfma", "-mavx512f", "-mavx512bw"),
+        "AVX-512",
+    ),
+}
+# The largest integer the kernel rounds activations to (`kActivationLevels` in the source): its
+# high byte must fit a signed byte.
+ACTIVATION_LEVELS = 32639
+# A build takes about 20 s on two cores. torch's builder waits forever on the lock file of a
+# build that was killed (Ctrl-C on a first `serve`); a lock this old is such a leftover.
+_STALE_LOCK_S = 600
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class KernelStatus:
+    """Whether the op is loaded in this process, and if not, why."""
+
+    available: bool
+    reason: str
+    variant: Variant | None = None  # the instruction set it was built for, when available
+
+    @property
+    def label(self) -> str:
+        """The instruction set's name ("AVX2", "AVX-512"), for logs and tables."""
+        return _BUILDS[self.variant].label if self.variant is not None else "none"
+
+
+def variant_for(layout: int4pack.PackLayout) -> Variant | None:
+    """The build that reads `layout`, if any does."""
+    if not layout.half_split:
+        return None
+    matching = (name for name, build in _BUILDS.items() if build.block_rows == layout.block_rows)
+    return next(matching, None)
+
+
+def unsupported_reason(cpu_flags: set[str], layout: int4pack.PackLayout) -> str | None:
+    """Why this machine should keep torch's kernel, or None when ours applies."""
+    variant = variant_for(layout)
+    if variant is None:
+        return (
+            f"torch packs int4 rows in blocks of {layout.block_rows} "
+            f"{'split in halves' if layout.half_split else 'in adjacent pairs'} here (its "
+            "portable build); ours reads the AVX2 and AVX-512 layouts"
+        )
+    missing = sorted(_BUILDS[variant].cpu_flags - cpu_flags)
+    if missing:
+        return f"the CPU lacks {', '.join(missing)}"
+    if shutil.which("c++") is None and shutil.which("g++") is None:
+        return "no C++ compiler on PATH to build it"
+    if _ninja() is None:
+        return "no ninja to build it (pip install ninja)"
+    return None
+
+
+def _ninja() -> Path | None:
+    """torch's builder runs `ninja` from PATH; the ninja wheel puts it beside the interpreter,
+    which is not on PATH when the virtualenv is not activated."""
+    on_path = shutil.which("ninja")
+    if on_path is not None:
+        return Path(on_path)
+    beside = Path(sys.executable).with_name("ninja")
+    return beside if beside.is_file() else None
+
+
+def build_directory(variant: Variant) -> Path:
+    """Where the library is built: one built for another torch or instruction set must never
+    load."""
+    return user_cache_dir() / "kernels" / f"{LIBRARY_NAME}-{variant}-torch-{torch.__version__}"
+
+
+def _clear_stale_lock(lock: Path) -> None:
+    try:
+        if time.time() - lock.stat().st_mtime > _STALE_LOCK_S:
+            lock.unlink(missing_ok=True)
+    except FileNotFoundError:
+        pass
+
+
+@functools.cache
+def load() -> KernelStatus:
+    """Build (first time on this machine) and load the kernel; never raises."""
+    layout = int4pack.native_layout()
+    reason = unsupported_reason(set(probe_hardware().cpu_flags), layout)
+    variant = variant_for(layout)
+    if reason is not None or variant is None:
+        return KernelStatus(False, reason or "no build reads this layout")
+    from torch.utils import cpp_extension
+
+    build = _BUILDS[variant]
+    directory = build_directory(variant)
+    ninja = _ninja()
+    if ninja is not None and shutil.which("ninja") is None:
+        os.environ["PATH"] = f"{ninja.parent}{os.pathsep}{os.environ.get('PATH', '')}"
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        _clear_stale_lock(directory / "lock")
+        cpp_extension.load(
+            name=f"{LIBRARY_NAME}_{variant}",
+            sources=[str(SOURCE)],
+            extra_cflags=["-O3", "-fopenmp", *build.compile_flags],
+            extra_ldflags=["-fopenmp"],
+            build_directory=str(directory),
+            is_python_module=False,
+        )
+    except (OSError, RuntimeError, ImportError) as error:
+        first_line = str(error).strip().splitlines()[0] if str(error).strip() else repr(error)
+        log.warning(
+            "int4 %s kernel not built (%s); using torch's int4 kernel", build.label, first_line
+        )
+        return KernelStatus(False, f"building it failed: {first_line}")
+    return KernelStatus(True, f"built for this {build.label} CPU", variant)
+
+
+def rounded_activations(x: torch.Tensor, group_size: int) -> torch.Tensor:
+    """x as the kernel multiplies it: per group of columns, the nearest multiple of
+    max|x_group| / ACTIVATION_LEVELS (in x's dtype; for error bounds and reference forwards)."""
+    grouped = x.reshape(*x.shape[:-1], -1, group_size)
+    step = grouped.abs().amax(-1, keepdim=True) / ACTIVATION_LEVELS
+    safe_step = torch.where(step > 0, step, torch.ones_like(step))
+    return (torch.round(grouped / safe_step) * step).reshape(x.shape)
+
+
+def int4_mm(
+    x: torch.Tensor, packed: torch.Tensor, scale_zero: torch.Tensor, group_size: int
+) -> torch.Tensor:
+    """x [M, K] times the packed weight, as `_weight_int4pack_mm_for_cpu` computes it.
+
+    The activations are rounded to 16-bit integers with one scale per group of the weight
+    (at most ACTIVATION_LEVELS: finer than their own bf16) and split into two bytes, which lets
+    the kernel multiply half a block's rows of two columns by them per instruction.
+    """
+    out: torch.Tensor = torch.ops.phone_agent_int4.int4_mm(x, packed, scale_zero, group_size)
+    return out
+
+
+def dequantize_rows(
+    packed: torch.Tensor,
+    scale_zero: torch.Tensor,
+    group_size: int,
+    start: int,
+    stop: int,
+    dtype: torch.dtype,
+) -> torch.Tensor:
+    """Rows [start, stop) (whole blocks of the layout) of the packed weight as [K, stop - start]
+    in `dtype` (fp32 or bf16), in one pass over their bytes: in fp32 exactly what
+    `int4pack.dequantize_transposed` gives for those rows; in bf16 that fp32 value rounded once
+    (torch's tensor ops round each step to bf16)."""
+    out: torch.Tensor = torch.ops.phone_agent_int4.dequantize_rows(
+        packed, scale_zero, group_size, start, stop, dtype
+    )
+    return out
