@@ -4,9 +4,10 @@ Every int4 matrix a token passes through in the served model (fused q/k/v, atten
 fused gate/up, down, the tied output head), with random weights in torch's packed layout, is
 multiplied by each kernel at a few row counts: torch's `_weight_int4pack_mm_for_cpu`
 (`tinygemm`), ours (`avx2` or `avx512`, where it runs on this machine) and dequantize + GEMM
-(`dequantize`, the prefill path). Each time is a median; the per-token figure adds the
-matrices up, each as many times as the model has it. The kernels run interleaved, one call
-each in turn, so a change in the machine's load touches them alike.
+(`dequantize`, the prefill path, with our dequantizer where our kernel runs). Each time is a
+median; the per-token figure adds the matrices up, each as many times as the model has it. The
+kernels run interleaved, one call each in turn, so a change in the machine's load touches them
+alike.
 """
 
 from __future__ import annotations
@@ -67,7 +68,10 @@ def _kernels() -> tuple[dict[str, Kernel], str]:
         kernels[loaded.variant] = int4_kernel.int4_mm
     plan = int4pack.machine_plan("adaptive", torch.bfloat16)
     kernels["dequantize"] = functools.partial(
-        int4pack.dequantized_matmul, layout=plan.layout, compute=plan.prefill_dtype
+        int4pack.dequantized_matmul,
+        layout=plan.layout,
+        compute=plan.prefill_dtype,
+        our_dequantizer=loaded.variant is not None,
     )
     return kernels, loaded.label if loaded.variant is not None else loaded.reason
 
