@@ -40,17 +40,64 @@ constexpr int64_t kBlockRows = 32;
 #endif
 constexpr int64_t kBlockBytes = kBlockRows / 2;
 // Rows of x that share one pass over the weights: with two, each row's 16-bit and 32-bit sums
-// still fit the 16 vector registers (four rows spilled and ran 12% slower at 8 rows).
+// still fit AVX2's 16 vector registers (four rows spilled and ran 12% slower at 8 rows). The
+// AVX-512 build keeps two; more rows there, with 32 registers, are untried.
 constexpr int kMaxTileRows = 2;
 // 127 * 256 + 127: the largest x_q whose high byte, (x_q + 128) >> 8, still fits a signed byte.
 constexpr int kActivationLevels = 32639;
 // Column pairs summed in 16 bits before widening: each adds at most 2 * 15 * 128 = 3840.
 constexpr int64_t kPairsPerWidening = 8;
 
+// The few vector operations the block product needs, at the build's width. A vector of
+// 16-bit lanes holds half a block's rows; one of 32-bit or fp32 lanes a quarter.
 #if defined(__AVX512BW__)
+using Ints = __m512i;
+using Floats = __m512;
+
+inline Ints zero_ints() { return _mm512_setzero_si512(); }
+inline Floats zero_floats() { return _mm512_setzero_ps(); }
+inline Ints broadcast_pair(int16_t pair) { return _mm512_set1_epi16(pair); }
+inline Floats broadcast(float value) { return _mm512_set1_ps(value); }
+inline Ints add_16(Ints a, Ints b) { return _mm512_add_epi16(a, b); }
+inline Ints add_32(Ints a, Ints b) { return _mm512_add_epi32(a, b); }
+inline Ints multiply_bytes(Ints w, Ints x) { return _mm512_maddubs_epi16(w, x); }
+inline Ints low_nibbles(Ints v) { return _mm512_and_si512(v, _mm512_set1_epi8(0x0F)); }
+inline Ints high_nibbles(Ints v) { return low_nibbles(_mm512_srli_epi16(v, 4)); }
+// (1, 256) per pair of 16-bit lanes: low byte sum + 256 high byte sum, in 32 bits.
+inline Ints join_bytes(Ints pairs) {
+  return _mm512_madd_epi16(pairs, _mm512_set1_epi32(0x01000001));
+}
+inline Ints interleave_low(Ints a, Ints b) { return _mm512_unpacklo_epi16(a, b); }
+inline Ints interleave_high(Ints a, Ints b) { return _mm512_unpackhi_epi16(a, b); }
+inline Floats to_floats(Ints v) { return _mm512_cvtepi32_ps(v); }
+inline Floats multiply(Floats a, Floats b) { return _mm512_mul_ps(a, b); }
+inline Floats multiply_add(Floats a, Floats b, Floats c) { return _mm512_fmadd_ps(a, b, c); }
+inline void store_floats(float* out, Floats v) { _mm512_storeu_ps(out, v); }
+
+// Columns k and k + 1 (64 adjacent bytes) with byte pair j holding row j (low nibbles) and row
+// j + 32 (high nibbles) of both columns. The load has 8 bytes to a 64-bit lane, lanes 0-3 column
+// k and 4-7 column k + 1; reordered (0, 4, 1, 5, ...), each 128-bit lane holds the same 8 rows
+// of both columns, which the byte shuffle then pairs as (k, k + 1).
+inline Ints paired_columns(const uint8_t* columns) {
+  const __m512i loaded = _mm512_loadu_si512(columns);
+  const __m512i spread =
+      _mm512_permutexvar_epi64(_mm512_setr_epi64(0, 4, 1, 5, 2, 6, 3, 7), loaded);
+  return _mm512_shuffle_epi8(spread, _mm512_broadcast_i32x4(_mm_setr_epi8(
+                                         0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15)));
+}
+
+// Widening leaves rows 0-3, 8-11, 16-19, 24-27 in `low` and 4-7, 12-15, ... in `high` (of the
+// 32 a 16-bit vector held); these are rows 0-15 and 16-31 in order.
+inline void rows_in_order(Ints low, Ints high, Ints rows[2]) {
+  rows[0] = _mm512_permutex2var_epi32(
+      low, _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23), high);
+  rows[1] = _mm512_permutex2var_epi32(
+      low, _mm512_setr_epi32(8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31), high);
+}
+
 // Sixteen (scale, zero) pairs as two fp32 vectors, offset = zero - 8 scale. bf16 pairs: the
 // scale is the low half of each 32-bit lane, the zero the high half.
-inline void load_scale_offset(const at::BFloat16* pairs, __m512& scale, __m512& offset) {
+inline void load_scale_offset(const at::BFloat16* pairs, Floats& scale, Floats& offset) {
   const __m512i both = _mm512_loadu_si512(pairs);
   scale = _mm512_castsi512_ps(_mm512_slli_epi32(both, 16));
   const __m512 zero = _mm512_castsi512_ps(_mm512_and_si512(both, _mm512_set1_epi32(-65536)));
@@ -58,7 +105,7 @@ inline void load_scale_offset(const at::BFloat16* pairs, __m512& scale, __m512& 
 }
 
 // fp32 pairs (served with fp32 activations): even and odd elements of 32 floats, in order.
-inline void load_scale_offset(const float* pairs, __m512& scale, __m512& offset) {
+inline void load_scale_offset(const float* pairs, Floats& scale, Floats& offset) {
   const __m512 first = _mm512_loadu_ps(pairs);
   const __m512 second = _mm512_loadu_ps(pairs + 16);
   const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
@@ -67,109 +114,50 @@ inline void load_scale_offset(const float* pairs, __m512& scale, __m512& offset)
   const __m512 zero = _mm512_permutex2var_ps(first, odd, second);
   offset = _mm512_fnmadd_ps(_mm512_set1_ps(8.0f), scale, zero);
 }
+#else
+using Ints = __m256i;
+using Floats = __m256;
 
-// Rows [block * 64, block * 64 + 64) of y for `Tile` rows of x.
-template <int Tile, typename Pair>
-void block_product(
-    const uint8_t* packed_block,   // [K, 32] bytes of this block
-    const Pair* scale_zero,        // [G, N, 2]
-    const int8_t* x_high,          // [Tile, K] x_q = 256 x_high + x_low, one scale per group
-    const int8_t* x_low,           // [Tile, K]
-    const float* x_group_scales,   // [Tile, G]
-    const float* x_group_sums,     // [Tile, G] (of x itself, not of x_q)
-    int64_t block, int64_t k_size, int64_t n_size, int64_t group_size, float* y, int64_t y_stride) {
-  const int64_t groups = k_size / group_size;
-  const __m512i low_mask = _mm512_set1_epi8(0x0F);
-  // Columns k and k + 1 are 64 adjacent bytes, 8 bytes to a 64-bit lane: lanes 0-3 column k,
-  // 4-7 column k + 1. Reordered (0, 4, 1, 5, ...), each 128-bit lane holds the same 8 rows of
-  // both columns, which the byte shuffle then pairs as (k, k + 1).
-  const __m512i column_order = _mm512_setr_epi64(0, 4, 1, 5, 2, 6, 3, 7);
-  const __m512i pair_order = _mm512_broadcast_i32x4(
-      _mm_setr_epi8(0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15));
-  // (1, 256) per pair of 16-bit lanes: low byte sum + 256 high byte sum, in 32 bits.
-  const __m512i join_bytes = _mm512_set1_epi32(0x01000001);
-  // Widening leaves rows 0-3, 8-11, 16-19, 24-27 in one vector and 4-7, 12-15, ... in the other;
-  // these pick rows 0-15 and 16-31 in order from the two.
-  const __m512i first_rows =
-      _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23);
-  const __m512i second_rows =
-      _mm512_setr_epi32(8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31);
-  __m512 total[Tile][4];
-  for (int t = 0; t < Tile; ++t)
-    for (int v = 0; v < 4; ++v) total[t][v] = _mm512_setzero_ps();
+inline Ints zero_ints() { return _mm256_setzero_si256(); }
+inline Floats zero_floats() { return _mm256_setzero_ps(); }
+inline Ints broadcast_pair(int16_t pair) { return _mm256_set1_epi16(pair); }
+inline Floats broadcast(float value) { return _mm256_set1_ps(value); }
+inline Ints add_16(Ints a, Ints b) { return _mm256_add_epi16(a, b); }
+inline Ints add_32(Ints a, Ints b) { return _mm256_add_epi32(a, b); }
+inline Ints multiply_bytes(Ints w, Ints x) { return _mm256_maddubs_epi16(w, x); }
+inline Ints low_nibbles(Ints v) { return _mm256_and_si256(v, _mm256_set1_epi8(0x0F)); }
+inline Ints high_nibbles(Ints v) { return low_nibbles(_mm256_srli_epi16(v, 4)); }
+inline Ints join_bytes(Ints pairs) {
+  return _mm256_madd_epi16(pairs, _mm256_set1_epi32(0x01000001));
+}
+inline Ints interleave_low(Ints a, Ints b) { return _mm256_unpacklo_epi16(a, b); }
+inline Ints interleave_high(Ints a, Ints b) { return _mm256_unpackhi_epi16(a, b); }
+inline Floats to_floats(Ints v) { return _mm256_cvtepi32_ps(v); }
+inline Floats multiply(Floats a, Floats b) { return _mm256_mul_ps(a, b); }
+inline Floats multiply_add(Floats a, Floats b, Floats c) { return _mm256_fmadd_ps(a, b, c); }
+inline void store_floats(float* out, Floats v) { _mm256_storeu_ps(out, v); }
 
-  for (int64_t g = 0; g < groups; ++g) {
-    // 32-bit sums of rows 32h + (0-3, 8-11, 16-19, 24-27) in [2h], 32h + (4-7, ...) in [2h + 1].
-    __m512i acc[Tile][4];
-    for (int t = 0; t < Tile; ++t)
-      for (int v = 0; v < 4; ++v) acc[t][v] = _mm512_setzero_si512();
-    const int64_t k_end = (g + 1) * group_size;
-    for (int64_t chunk = g * group_size; chunk < k_end; chunk += 2 * kPairsPerWidening) {
-      const int64_t chunk_end = std::min(chunk + 2 * kPairsPerWidening, k_end);
-      // 16-bit sums of rows 0-31 ([0]) and 32-63 ([1]) times the high and the low bytes of x.
-      __m512i high[Tile][2], low[Tile][2];
-      for (int t = 0; t < Tile; ++t)
-        for (int h = 0; h < 2; ++h) high[t][h] = low[t][h] = _mm512_setzero_si512();
-      for (int64_t k = chunk; k < chunk_end; k += 2) {
-        const __m512i columns = _mm512_loadu_si512(packed_block + k * kBlockBytes);
-        const __m512i pairs =
-            _mm512_shuffle_epi8(_mm512_permutexvar_epi64(column_order, columns), pair_order);
-        const __m512i w[2] = {
-            _mm512_and_si512(pairs, low_mask),
-            _mm512_and_si512(_mm512_srli_epi16(pairs, 4), low_mask),
-        };
-        for (int t = 0; t < Tile; ++t) {
-          int16_t high_pair, low_pair;
-          std::memcpy(&high_pair, x_high + t * k_size + k, sizeof(high_pair));
-          std::memcpy(&low_pair, x_low + t * k_size + k, sizeof(low_pair));
-          const __m512i x_high_pair = _mm512_set1_epi16(high_pair);
-          const __m512i x_low_pair = _mm512_set1_epi16(low_pair);
-          for (int h = 0; h < 2; ++h) {
-            high[t][h] = _mm512_add_epi16(high[t][h], _mm512_maddubs_epi16(w[h], x_high_pair));
-            low[t][h] = _mm512_add_epi16(low[t][h], _mm512_maddubs_epi16(w[h], x_low_pair));
-          }
-        }
-      }
-      for (int t = 0; t < Tile; ++t)
-        for (int h = 0; h < 2; ++h) {
-          acc[t][2 * h] = _mm512_add_epi32(
-              acc[t][2 * h],
-              _mm512_madd_epi16(_mm512_unpacklo_epi16(low[t][h], high[t][h]), join_bytes));
-          acc[t][2 * h + 1] = _mm512_add_epi32(
-              acc[t][2 * h + 1],
-              _mm512_madd_epi16(_mm512_unpackhi_epi16(low[t][h], high[t][h]), join_bytes));
-        }
-    }
-    const Pair* pairs = scale_zero + (g * n_size + block * kBlockRows) * 2;
-    for (int t = 0; t < Tile; ++t) {
-      const __m512 x_scale = _mm512_set1_ps(x_group_scales[t * groups + g]);
-      const __m512 x_sum = _mm512_set1_ps(x_group_sums[t * groups + g]);
-      for (int h = 0; h < 2; ++h) {
-        // rows 32h + 0-15 and 32h + 16-31 in order
-        const __m512i rows[2] = {
-            _mm512_permutex2var_epi32(acc[t][2 * h], first_rows, acc[t][2 * h + 1]),
-            _mm512_permutex2var_epi32(acc[t][2 * h], second_rows, acc[t][2 * h + 1]),
-        };
-        for (int r = 0; r < 2; ++r) {
-          const int v = 2 * h + r;
-          __m512 scale, offset;
-          load_scale_offset(pairs + v * 32, scale, offset);
-          const __m512 q_dot = _mm512_mul_ps(_mm512_cvtepi32_ps(rows[r]), x_scale);
-          total[t][v] = _mm512_fmadd_ps(q_dot, scale, total[t][v]);
-          total[t][v] = _mm512_fmadd_ps(offset, x_sum, total[t][v]);
-        }
-      }
-    }
-  }
-  for (int t = 0; t < Tile; ++t)
-    for (int v = 0; v < 4; ++v)
-      _mm512_storeu_ps(y + t * y_stride + block * kBlockRows + v * 16, total[t][v]);
+// Columns k and k + 1 (32 adjacent bytes) with byte pair j holding row j (low nibbles) and row
+// j + 16 (high nibbles) of both columns: per 128-bit lane, 8 bytes of column k then the same 8
+// of column k + 1, shuffled into (k, k + 1) pairs.
+inline Ints paired_columns(const uint8_t* columns) {
+  const __m256i loaded = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(columns));
+  return _mm256_shuffle_epi8(_mm256_permute4x64_epi64(loaded, 0xD8),
+                             _mm256_setr_epi8(0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7,
+                                              15, 0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14,
+                                              7, 15));
 }
 
-#else
+// Widening leaves rows 0-3, 8-11 in `low` and 4-7, 12-15 in `high` (of the 16 a 16-bit vector
+// held); these are rows 0-7 and 8-15 in order.
+inline void rows_in_order(Ints low, Ints high, Ints rows[2]) {
+  rows[0] = _mm256_permute2x128_si256(low, high, 0x20);
+  rows[1] = _mm256_permute2x128_si256(low, high, 0x31);
+}
+
 // Eight (scale, zero) pairs as two fp32 vectors, offset = zero - 8 scale. bf16 pairs: the scale
 // is the low half of each 32-bit lane, the zero the high half.
-inline void load_scale_offset(const at::BFloat16* pairs, __m256& scale, __m256& offset) {
+inline void load_scale_offset(const at::BFloat16* pairs, Floats& scale, Floats& offset) {
   const __m256i both = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(pairs));
   scale = _mm256_castsi256_ps(_mm256_slli_epi32(both, 16));
   const __m256 zero = _mm256_castsi256_ps(_mm256_and_si256(both, _mm256_set1_epi32(-65536)));
@@ -177,7 +165,7 @@ inline void load_scale_offset(const at::BFloat16* pairs, __m256& scale, __m256& 
 }
 
 // fp32 pairs (served with fp32 activations): even and odd elements of 16 floats, in order.
-inline void load_scale_offset(const float* pairs, __m256& scale, __m256& offset) {
+inline void load_scale_offset(const float* pairs, Floats& scale, Floats& offset) {
   const __m256 first = _mm256_loadu_ps(pairs);
   const __m256 second = _mm256_loadu_ps(pairs + 8);
   const auto in_order = [](__m256 v) {
@@ -187,11 +175,14 @@ inline void load_scale_offset(const float* pairs, __m256& scale, __m256& offset)
   const __m256 zero = in_order(_mm256_shuffle_ps(first, second, 0xDD));
   offset = _mm256_fnmadd_ps(_mm256_set1_ps(8.0f), scale, zero);
 }
+#endif
+// Output rows in one fp32 vector: a quarter of a block.
+constexpr int64_t kRowsPerVector = kBlockRows / 4;
 
-// Rows [block * 32, block * 32 + 32) of y for `Tile` rows of x.
+// Rows [block * kBlockRows, (block + 1) * kBlockRows) of y for `Tile` rows of x.
 template <int Tile, typename Pair>
 void block_product(
-    const uint8_t* packed_block,   // [K, 16] bytes of this block
+    const uint8_t* packed_block,   // [K, kBlockBytes] bytes of this block
     const Pair* scale_zero,        // [G, N, 2]
     const int8_t* x_high,          // [Tile, K] x_q = 256 x_high + x_low, one scale per group
     const int8_t* x_low,           // [Tile, K]
@@ -199,90 +190,68 @@ void block_product(
     const float* x_group_sums,     // [Tile, G] (of x itself, not of x_q)
     int64_t block, int64_t k_size, int64_t n_size, int64_t group_size, float* y, int64_t y_stride) {
   const int64_t groups = k_size / group_size;
-  const __m256i low_mask = _mm256_set1_epi8(0x0F);
-  // Per 128-bit lane, the bytes of column k (first 8) and k + 1 (last 8) as (k, k + 1) pairs.
-  const __m256i pair_order = _mm256_setr_epi8(0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15,
-                                              0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15);
-  // (1, 256) per pair of 16-bit lanes: low byte sum + 256 high byte sum, in 32 bits.
-  const __m256i join_bytes = _mm256_set1_epi32(0x01000001);
-  __m256 total[Tile][4];
+  Floats total[Tile][4];
   for (int t = 0; t < Tile; ++t)
-    for (int v = 0; v < 4; ++v) total[t][v] = _mm256_setzero_ps();
+    for (int v = 0; v < 4; ++v) total[t][v] = zero_floats();
 
   for (int64_t g = 0; g < groups; ++g) {
-    // 32-bit sums, rows in the order unpacking leaves them: [0-3 | 8-11], [4-7 | 12-15], then
-    // the same for rows 16-31.
-    __m256i acc[Tile][4];
+    // 32-bit sums of the first half's rows ([0], [1]: as widening leaves them) and the second's.
+    Ints acc[Tile][4];
     for (int t = 0; t < Tile; ++t)
-      for (int v = 0; v < 4; ++v) acc[t][v] = _mm256_setzero_si256();
+      for (int v = 0; v < 4; ++v) acc[t][v] = zero_ints();
     const int64_t k_end = (g + 1) * group_size;
     for (int64_t chunk = g * group_size; chunk < k_end; chunk += 2 * kPairsPerWidening) {
       const int64_t chunk_end = std::min(chunk + 2 * kPairsPerWidening, k_end);
-      // 16-bit sums of rows 0-15 ([0]) and 16-31 ([1]) times the high and the low bytes of x.
-      __m256i high[Tile][2], low[Tile][2];
+      // 16-bit sums of the block's first half of rows ([0]) and its second ([1]) times the high
+      // and the low bytes of x.
+      Ints high[Tile][2], low[Tile][2];
       for (int t = 0; t < Tile; ++t)
-        for (int h = 0; h < 2; ++h) high[t][h] = low[t][h] = _mm256_setzero_si256();
+        for (int h = 0; h < 2; ++h) high[t][h] = low[t][h] = zero_ints();
       for (int64_t k = chunk; k < chunk_end; k += 2) {
-        // Columns k and k + 1 are 32 adjacent bytes; reordered, byte pair j holds row j (low
-        // nibbles) and row j + 16 (high nibbles) of both columns: what vpmaddubsw multiplies
-        // by a pair of x's bytes.
-        const __m256i columns = _mm256_loadu_si256(
-            reinterpret_cast<const __m256i*>(packed_block + k * kBlockBytes));
-        const __m256i pairs =
-            _mm256_shuffle_epi8(_mm256_permute4x64_epi64(columns, 0xD8), pair_order);
-        const __m256i w[2] = {
-            _mm256_and_si256(pairs, low_mask),
-            _mm256_and_si256(_mm256_srli_epi16(pairs, 4), low_mask),
-        };
+        const Ints pairs = paired_columns(packed_block + k * kBlockBytes);
+        const Ints w[2] = {low_nibbles(pairs), high_nibbles(pairs)};
         for (int t = 0; t < Tile; ++t) {
           int16_t high_pair, low_pair;
           std::memcpy(&high_pair, x_high + t * k_size + k, sizeof(high_pair));
           std::memcpy(&low_pair, x_low + t * k_size + k, sizeof(low_pair));
-          const __m256i x_high_pair = _mm256_set1_epi16(high_pair);
-          const __m256i x_low_pair = _mm256_set1_epi16(low_pair);
+          const Ints x_high_pair = broadcast_pair(high_pair);
+          const Ints x_low_pair = broadcast_pair(low_pair);
           for (int h = 0; h < 2; ++h) {
-            high[t][h] = _mm256_add_epi16(high[t][h], _mm256_maddubs_epi16(w[h], x_high_pair));
-            low[t][h] = _mm256_add_epi16(low[t][h], _mm256_maddubs_epi16(w[h], x_low_pair));
+            high[t][h] = add_16(high[t][h], multiply_bytes(w[h], x_high_pair));
+            low[t][h] = add_16(low[t][h], multiply_bytes(w[h], x_low_pair));
           }
         }
       }
       for (int t = 0; t < Tile; ++t)
         for (int h = 0; h < 2; ++h) {
-          acc[t][2 * h] = _mm256_add_epi32(
-              acc[t][2 * h],
-              _mm256_madd_epi16(_mm256_unpacklo_epi16(low[t][h], high[t][h]), join_bytes));
-          acc[t][2 * h + 1] = _mm256_add_epi32(
-              acc[t][2 * h + 1],
-              _mm256_madd_epi16(_mm256_unpackhi_epi16(low[t][h], high[t][h]), join_bytes));
+          acc[t][2 * h] =
+              add_32(acc[t][2 * h], join_bytes(interleave_low(low[t][h], high[t][h])));
+          acc[t][2 * h + 1] =
+              add_32(acc[t][2 * h + 1], join_bytes(interleave_high(low[t][h], high[t][h])));
         }
     }
     const Pair* pairs = scale_zero + (g * n_size + block * kBlockRows) * 2;
     for (int t = 0; t < Tile; ++t) {
-      const __m256 x_scale = _mm256_set1_ps(x_group_scales[t * groups + g]);
-      const __m256 x_sum = _mm256_set1_ps(x_group_sums[t * groups + g]);
+      const Floats x_scale = broadcast(x_group_scales[t * groups + g]);
+      const Floats x_sum = broadcast(x_group_sums[t * groups + g]);
       for (int h = 0; h < 2; ++h) {
-        // rows 16h + 0-7 and 16h + 8-15 in order
-        const __m256i rows[2] = {
-            _mm256_permute2x128_si256(acc[t][2 * h], acc[t][2 * h + 1], 0x20),
-            _mm256_permute2x128_si256(acc[t][2 * h], acc[t][2 * h + 1], 0x31),
-        };
+        Ints rows[2];
+        rows_in_order(acc[t][2 * h], acc[t][2 * h + 1], rows);
         for (int r = 0; r < 2; ++r) {
           const int v = 2 * h + r;
-          __m256 scale, offset;
-          load_scale_offset(pairs + v * 16, scale, offset);
-          const __m256 q_dot = _mm256_mul_ps(_mm256_cvtepi32_ps(rows[r]), x_scale);
-          total[t][v] = _mm256_fmadd_ps(q_dot, scale, total[t][v]);
-          total[t][v] = _mm256_fmadd_ps(offset, x_sum, total[t][v]);
+          Floats scale, offset;
+          load_scale_offset(pairs + v * kRowsPerVector * 2, scale, offset);
+          const Floats q_dot = multiply(to_floats(rows[r]), x_scale);
+          total[t][v] = multiply_add(q_dot, scale, total[t][v]);
+          total[t][v] = multiply_add(offset, x_sum, total[t][v]);
         }
       }
     }
   }
   for (int t = 0; t < Tile; ++t)
     for (int v = 0; v < 4; ++v)
-      _mm256_storeu_ps(y + t * y_stride + block * kBlockRows + v * 8, total[t][v]);
+      store_floats(y + t * y_stride + block * kBlockRows + v * kRowsPerVector, total[t][v]);
 }
-
-#endif
 
 // x as integers of at most kActivationLevels in magnitude, one scale per group, split into two
 // signed bytes: x_q = 256 high + low, low in [-128, 127]. One plain loop: for the few rows of
