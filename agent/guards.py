@@ -19,6 +19,11 @@ or clean, explained stops. Each one leaves a GuardNote (kind + reason) in the tr
   run counts as one action that changed nothing. Anything else repeated on an unchanged screen
   (a tap on a title, a key, a swipe, a back-and-forth cycle, a run past its bound) is handled
   as a loop, as before.
+- answers: a `task_complete` answer that no screen of the episode showed (nor the goal) is
+  pushed back once: small models answer a question as soon as the app opens, with a value
+  made up or read from the wrong row. An answer may be worked out rather than read (a count,
+  a yes or no), so the same answer again is accepted. Each part of a list answer ("A, B and
+  C") is looked for on its own, word for word, ignoring case and punctuation.
 - risky actions: a target label or typed text with words like pay, delete, send or reset
   needs confirmation; without one the action is refused and the model is told.
 - bad calls: an unusable reply goes back to the model with the reason; a few in a row stop the
@@ -40,7 +45,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -291,6 +296,8 @@ class Guards:
         self._agent_changes: dict[tuple[str, str], _Change] = {}
         self._undo_blocked = False
         self._claim_pushed_back = False
+        self._answer_pushed_back = False
+        self._seen = _SeenText(goal)
 
     def take_escalation(self) -> bool:
         """True once after an escalation: the next decision should think."""
@@ -311,6 +318,7 @@ class Guards:
     def review(self, action: Action, target: Element | None, screen: Screen) -> GuardDecision:
         """Before running an action: allow it, block it, or end the episode."""
         self._bad_calls = 0
+        self._seen.add(screen)
         if isinstance(action, TaskComplete):
             return self._review_claim(action, screen)
         described = prompt.describe_action(action, screen)
@@ -433,7 +441,25 @@ class Guards:
                 )
             note = GuardNote(kind="completion_check", reason=reason + "; claimed again")
             return GuardDecision("complete", [note])
+        if action.answer:
+            return self._review_answer(action.answer)
         return GuardDecision("complete")
+
+    def _review_answer(self, answer: str) -> GuardDecision:
+        unseen = self._seen.unseen_parts(answer)
+        if not unseen:
+            return GuardDecision("complete")
+        reason = f"the answer part {json.dumps(unseen[0], ensure_ascii=False)} was on no screen"
+        if self._answer_pushed_back:
+            return GuardDecision(
+                "complete", [GuardNote(kind="answer_check", reason=reason + "; answered again")]
+            )
+        self._answer_pushed_back = True
+        return GuardDecision(
+            "block",
+            [GuardNote(kind="answer_check", reason=reason + "; pushed back")],
+            [prompt.answer_unseen(unseen[0])],
+        )
 
     def _review_flip(
         self, element: Element, screen: Screen, described: str
@@ -516,6 +542,48 @@ class PassThroughGuards:
 
     def observe(self, action: Action, before: Screen, after: Screen) -> GuardDecision:
         return GuardDecision("allow")
+
+
+_WORD = re.compile(r"\w+")
+# "A, B and C", "A; B", one per line: the parts of a list answer.
+_ANSWER_PARTS = re.compile(r"[,;\n]|\band\b|&", re.IGNORECASE)
+# Answers worked out rather than read off a screen: a bare count, a yes or no.
+_WORKED_OUT = re.compile(r"\d+|yes|no|true|false|none|nothing", re.IGNORECASE)
+
+
+def _words(text: str) -> str:
+    """`text` as its words, lower-cased, one space apart and one at each end."""
+    return " " + " ".join(_WORD.findall(text.casefold())) + " "
+
+
+def unseen_answer_parts(answer: str, texts: Iterable[str]) -> list[str]:
+    """The parts of `answer` that none of `texts` shows word for word, apart from parts that
+    are worked out rather than read (a count, a yes or no)."""
+    shown = [_words(text) for text in texts]
+    unseen = []
+    for part in _ANSWER_PARTS.split(answer):
+        words = _words(part).strip()
+        if not words or _WORKED_OUT.fullmatch(part.strip(" .!")):
+            continue
+        if not any(f" {words} " in text for text in shown):
+            unseen.append(part.strip())
+    return unseen
+
+
+class _SeenText:
+    """Every label shown to the model in one episode, and its goal."""
+
+    def __init__(self, goal: str) -> None:
+        self._texts: set[str] = {goal}
+        self._signatures: set[str] = set()
+
+    def add(self, screen: Screen) -> None:
+        if screen.signature not in self._signatures:
+            self._signatures.add(screen.signature)
+            self._texts.update(element.label for element in screen.elements)
+
+    def unseen_parts(self, answer: str) -> list[str]:
+        return unseen_answer_parts(answer, self._texts)
 
 
 def _action_key(action: Action) -> str:

@@ -218,6 +218,14 @@ def claim_contradicted(subject: str, shown: str, wanted: str) -> str:
     return f"Not done yet: the screen shows {subject} {shown}, and the goal asks for {wanted}."
 
 
+def answer_unseen(part: str) -> str:
+    return (
+        f'Not accepted yet: no screen in this task showed "{part}". Open the screen that '
+        "shows the answer and read it there; if you worked it out from what you saw, call "
+        "task_complete with it again."
+    )
+
+
 def undo_blocked(title: str, state: str, described: str) -> str:
     return (
         f"Blocked: you turned {title} {state} yourself; {described} would undo "

@@ -30,6 +30,7 @@ Verdict = Literal["allow", "block", "complete", "stop"]
 GuardKind = Literal[
     "goal_state",
     "completion_check",
+    "answer_check",
     "self_undo",
     "repeat",
     "no_op",

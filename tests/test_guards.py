@@ -185,6 +185,45 @@ def test_completion_claim_without_the_switch_on_screen_is_accepted() -> None:
     assert guards.review(TaskComplete(), None, screen_of()).verdict == "complete"
 
 
+def test_an_answer_no_screen_showed_is_pushed_back_once() -> None:
+    guards = Guards("What is the battery level?")
+    guards.review(PressKey(key="back"), None, screen_of("network"))
+    first = guards.review(TaskComplete(answer="85%"), None, screen_of())
+    assert first.verdict == "block"
+    assert first.notes[0].kind == "answer_check"
+    assert '"85%"' in first.feedback[0]
+    second = guards.review(TaskComplete(answer="85%"), None, screen_of())
+    assert second.verdict == "complete"
+    assert "answered again" in second.notes[0].reason
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Airplane mode",  # read two screens ago
+        "wi-fi",  # case and punctuation aside
+        "Display and Battery",  # each part of a list on its own
+        "Reset options, Airplane mode.",
+        "the battery level",  # the goal's own words
+        "3",  # a count is worked out, not read
+        "Yes",
+    ],
+)
+def test_an_answer_read_on_any_screen_of_the_episode_is_accepted(answer: str) -> None:
+    guards = Guards("What is the battery level?")
+    guards.review(PressKey(key="back"), None, screen_of("network"))
+    assert guards.review(TaskComplete(answer=answer), None, screen_of()).verdict == "complete"
+
+
+def test_only_the_unseen_part_of_a_list_answer_is_named() -> None:
+    guards = Guards("Which rows does Settings show?")
+    answer = TaskComplete(answer="Display, Bluetooth and Battery")
+    decision = guards.review(answer, None, screen_of())
+    assert decision.verdict == "block"
+    assert '"Bluetooth"' in decision.feedback[0]
+    assert "Display" not in decision.feedback[0]
+
+
 def test_giving_up_is_infeasible_unless_the_screen_shows_the_goal() -> None:
     assert Guards("Turn on Wi-Fi").review(
         TaskComplete(success=False), None, screen_of("network")
