@@ -12,7 +12,9 @@ next step's element is not on screen: a system window over the app is dismissed;
 than the plan's, the plan's app is opened again (or the home screen, for a plan that starts
 there); on a page the plan led to, the page is scrolled both ways looking for it; otherwise the
 oracle goes back a page, which in the end leaves the app and opens it afresh. A step marked
-optional (a prompt only some launches show) is skipped when its element is absent. A remember
+optional (a prompt only some launches show) is skipped when its element is absent. An answer is
+given only on a screen that shows it (as the agent's answer guard asks), so a task started on
+another page of its app, or with its list scrolled away, goes looking for it first. A remember
 step is found like any other (its target is the value to read) and written as a `Remember:`
 line beside the next step's call, which is how the model is shown to keep what it will need
 once it has left that screen.
@@ -36,6 +38,7 @@ from agent.actions import (
     TypeText,
     tool_name,
 )
+from agent.guards import unseen_answer_parts
 from agent.model_client import DecisionRequest, ModelReply, PolicyError
 from agent.screen import Element, Screen
 from agent.screen_text import ELLIPSIS
@@ -146,7 +149,10 @@ def tool_call(action: Action, call_id: str) -> dict[str, object]:
 
 
 def shows(step: PlanStep, screen: Screen) -> bool:
-    """Whether `screen` has the element `step` acts on (steps without one always apply)."""
+    """Whether `screen` has the element `step` acts on, or, for an answer, shows the answer
+    (other steps without an element always apply)."""
+    if step.tool == "task_complete" and step.answer:
+        return not unseen_answer_parts(step.answer, (e.label for e in screen.elements))
     if step.target is None:
         return True
     try:

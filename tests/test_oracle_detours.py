@@ -39,6 +39,26 @@ def test_the_oracle_finishes_every_task_from_a_detour(
     assert outcome.success and outcome.detour
 
 
+@pytest.mark.parametrize("seed", range(len(DETOUR_KINDS)))
+@pytest.mark.parametrize("name", ["SystemBatteryLevel", "SimpleSmsReadMessage", "TasksDueOnDate"])
+def test_the_oracle_answers_only_on_a_screen_that_shows_the_answer(
+    name: str, seed: int, tmp_path: Path
+) -> None:
+    # Demonstrations that answer from a page without the answer teach a model to make one up.
+    outcome = Runner(tmp_path, EvalSettings()).run(
+        Run(TASKS_BY_NAME[name], seed, PolicySpec(kind="oracle"), guards=True, detour=True)
+    )
+    assert outcome.success, outcome.detail
+    records = [json.loads(line) for line in Path(outcome.trajectory).read_text().splitlines()]
+    steps = [record for record in records if record["type"] == "step"]
+    assert not [n for s in steps for n in s["guard"]["notes"] if n["kind"] == "answer_check"]
+    last = steps[-1]
+    assert last["call"]["name"] == "task_complete"
+    labels = " | ".join(element["label"] for element in last["screen"]["elements"])
+    for part in last["call"]["arguments"]["answer"].split(", "):
+        assert part in labels
+
+
 @pytest.mark.parametrize("task", TASKS[::7], ids=lambda t: t.name)
 def test_a_detour_moves_the_phone_and_nothing_else(task: Task) -> None:
     for seed in range(len(DETOUR_KINDS)):
