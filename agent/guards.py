@@ -297,7 +297,7 @@ class Guards:
         self._undo_blocked = False
         self._claim_pushed_back = False
         self._answer_pushed_back = False
-        self._seen = _SeenText(goal)
+        self._seen_labels: set[str] = {goal}  # every label shown in the episode, and the goal
 
     def take_escalation(self) -> bool:
         """True once after an escalation: the next decision should think."""
@@ -318,7 +318,7 @@ class Guards:
     def review(self, action: Action, target: Element | None, screen: Screen) -> GuardDecision:
         """Before running an action: allow it, block it, or end the episode."""
         self._bad_calls = 0
-        self._seen.add(screen)
+        self._seen_labels.update(element.label for element in screen.elements)
         if isinstance(action, TaskComplete):
             return self._review_claim(action, screen)
         described = prompt.describe_action(action, screen)
@@ -446,7 +446,7 @@ class Guards:
         return GuardDecision("complete")
 
     def _review_answer(self, answer: str) -> GuardDecision:
-        unseen = self._seen.unseen_parts(answer)
+        unseen = unseen_answer_parts(answer, self._seen_labels)
         if not unseen:
             return GuardDecision("complete")
         reason = f"the answer part {json.dumps(unseen[0], ensure_ascii=False)} was on no screen"
@@ -568,22 +568,6 @@ def unseen_answer_parts(answer: str, texts: Iterable[str]) -> list[str]:
         if not any(f" {words} " in text for text in shown):
             unseen.append(part.strip())
     return unseen
-
-
-class _SeenText:
-    """Every label shown to the model in one episode, and its goal."""
-
-    def __init__(self, goal: str) -> None:
-        self._texts: set[str] = {goal}
-        self._signatures: set[str] = set()
-
-    def add(self, screen: Screen) -> None:
-        if screen.signature not in self._signatures:
-            self._signatures.add(screen.signature)
-            self._texts.update(element.label for element in screen.elements)
-
-    def unseen_parts(self, answer: str) -> list[str]:
-        return unseen_answer_parts(answer, self._texts)
 
 
 def _action_key(action: Action) -> str:
