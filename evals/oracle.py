@@ -14,7 +14,9 @@ there); on a page the plan led to, the page is scrolled both ways looking for it
 oracle goes back a page, which in the end leaves the app and opens it afresh. A step marked
 optional (a prompt only some launches show) is skipped when its element is absent. An answer is
 given only on a screen that shows it (as the agent's answer guard asks), so a task started on
-another page of its app, or with its list scrolled away, goes looking for it first. A remember
+another page of its app, or with its list scrolled away, goes looking for it first. A tap on a
+switch or checkbox that left it as it was, and brought up nothing the plan acts on next (a
+dialog over the page took the tap), is played again. A remember
 step is found like any other (its target is the value to read) and written as a `Remember:`
 line beside the next step's call, which is how the model is shown to keep what it will need
 once it has left that screen.
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import json
 import unicodedata
+from dataclasses import dataclass
 from typing import Literal
 
 from agent import prompt
@@ -162,6 +165,14 @@ def shows(step: PlanStep, screen: Screen) -> bool:
     return True
 
 
+@dataclass(frozen=True)
+class _Toggle:
+    """A plan step that tapped a switch or checkbox, and the element's state before."""
+
+    step: int
+    checked: bool
+
+
 class _Search:
     """Looking for a missing element on one page: one way first, then the other; a swipe that
     leaves the screen as it was ends that way."""
@@ -200,11 +211,13 @@ class OraclePolicy:
         self._last_action: Action | None = None
         self._last_screen = ""  # the signature of the screen the last action was taken on
         self._to_remember: list[str] = []  # notes for the reply being made
+        self._toggle: _Toggle | None = None  # the last action, where it tapped a switch
 
     def decide(self, request: DecisionRequest) -> ModelReply:
         screen = request.screen
         # the plan step the previous action played, if it was one; recovery moves leave None
         self._previous_step, self._last_step = self._last_step, None
+        self._replay_untaken_toggle(screen)
         try:
             action = self._action(screen)
         except OracleError as exc:
@@ -236,7 +249,30 @@ class OraclePolicy:
             if step.tool != "swipe":
                 self._backs = 0
             self._last_step = step
+            if step.tool == "tap" and step.target is not None:
+                element = find_element(screen, step.target, step.near)
+                if element.checked is not None:
+                    self._toggle = _Toggle(self._next - 1, element.checked)
             return resolve(step, screen)
+
+    def _replay_untaken_toggle(self, screen: Screen) -> None:
+        """Step back to the switch just tapped when it is as it was and the screen does not show
+        what the plan taps next: something over the page took the tap (a switch that asks for
+        confirmation first shows the plan's next target instead)."""
+        toggle, self._toggle = self._toggle, None
+        if toggle is None:
+            return
+        step = self._plan[toggle.step]
+        try:
+            element = find_element(screen, step.target or "", step.near)
+        except OracleError:
+            return
+        following = self._plan[toggle.step + 1 : toggle.step + 2]
+        confirming = (
+            bool(following) and following[0].target is not None and shows(following[0], screen)
+        )
+        if element.checked == toggle.checked and not confirming:
+            self._next = toggle.step
 
     def _pointless(self, step: PlanStep, screen: Screen) -> bool:
         """An optional step whose element is absent, or a swipe that just now moved nothing:

@@ -59,6 +59,31 @@ def test_the_oracle_answers_only_on_a_screen_that_shows_the_answer(
         assert part in labels
 
 
+@pytest.mark.parametrize(("name", "seed"), [("ClockAlarmTurnOn", 901), ("ClockAlarmTurnOff", 814)])
+def test_the_oracle_taps_a_switch_again_when_a_dialog_over_it_took_the_tap(
+    name: str, seed: int, tmp_path: Path
+) -> None:
+    # These seeds start on the add-alarm dialog, over the alarm list: the first tap on the
+    # alarm's switch only closes the dialog, and a demonstration that then says "done" teaches
+    # a model to claim a change it never made.
+    outcome = Runner(tmp_path, EvalSettings()).run(
+        Run(TASKS_BY_NAME[name], seed, PolicySpec(kind="oracle"), guards=True, detour=True)
+    )
+    assert outcome.success, outcome.detail
+    records = [json.loads(line) for line in Path(outcome.trajectory).read_text().splitlines()]
+    taps = [r for r in records if r["type"] == "step" and r["call"]["name"] == "tap"]
+    assert len(taps) == 2
+    switches = [
+        next(
+            e for e in tap["screen"]["elements"] if e["index"] == tap["call"]["arguments"]["index"]
+        )
+        for tap in taps
+    ]
+    # the same switch, tapped twice: the first tap left it as it was
+    assert switches[0]["label"] == switches[1]["label"]
+    assert switches[0]["checked"] == switches[1]["checked"] is not None
+
+
 @pytest.mark.parametrize("task", TASKS[::7], ids=lambda t: t.name)
 def test_a_detour_moves_the_phone_and_nothing_else(task: Task) -> None:
     for seed in range(len(DETOUR_KINDS)):
