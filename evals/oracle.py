@@ -14,7 +14,8 @@ there); on a page the plan led to, the page is scrolled both ways looking for it
 oracle goes back a page, which in the end leaves the app and opens it afresh. A step marked
 optional (a prompt only some launches show) is skipped when its element is absent. An answer is
 given only on a screen that shows it (as the agent's answer guard asks), so a task started on
-another page of its app, or with its list scrolled away, goes looking for it first. A tap on a
+another page of its app, or with its list scrolled away, goes looking for it first. A page's title,
+which carries the label of the item that led there, is not taken for that item. A tap on a
 switch or checkbox that left it as it was, and brought up nothing the plan acts on next (a
 dialog over the page took the tap), is played again. A remember
 step is found like any other (its target is the value to read) and written as a `Remember:`
@@ -159,10 +160,11 @@ def shows(step: PlanStep, screen: Screen) -> bool:
     if step.target is None:
         return True
     try:
-        find_element(screen, step.target, step.near)
+        element = find_element(screen, step.target, step.near)
     except OracleError:
         return False
-    return True
+    # a page's title carries the label of the item that led to it, and does nothing when tapped
+    return step.tool != "tap" or element.clickable or element.role != "text"
 
 
 @dataclass(frozen=True)

@@ -84,6 +84,21 @@ def test_the_oracle_taps_a_switch_again_when_a_dialog_over_it_took_the_tap(
     assert switches[0]["checked"] == switches[1]["checked"] is not None
 
 
+def test_the_oracle_does_not_tap_a_page_title_for_the_item_that_leads_there(tmp_path: Path) -> None:
+    # Seed 937 starts on About phone, whose title reads like the plan's next tap: tapping the
+    # title did nothing, and the oracle wandered until it ran out of pages.
+    outcome = Runner(tmp_path, EvalSettings()).run(
+        Run(
+            TASKS_BY_NAME["SystemBuildNumber"],
+            937,
+            PolicySpec(kind="oracle"),
+            guards=True,
+            detour=True,
+        )
+    )
+    assert outcome.success, outcome.detail
+
+
 @pytest.mark.parametrize("task", TASKS[::7], ids=lambda t: t.name)
 def test_a_detour_moves_the_phone_and_nothing_else(task: Task) -> None:
     for seed in range(len(DETOUR_KINDS)):
