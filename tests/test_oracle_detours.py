@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -39,18 +40,24 @@ def test_the_oracle_finishes_every_task_from_a_detour(
     assert outcome.success and outcome.detour
 
 
+def successful_detour_steps(name: str, seed: int, tmp_path: Path) -> list[dict[str, Any]]:
+    """The step records of the oracle's run of `name` from the detour `seed` picks, which must
+    succeed."""
+    outcome = Runner(tmp_path, EvalSettings()).run(
+        Run(TASKS_BY_NAME[name], seed, PolicySpec(kind="oracle"), guards=True, detour=True)
+    )
+    assert outcome.success, outcome.detail
+    records = [json.loads(line) for line in Path(outcome.trajectory).read_text().splitlines()]
+    return [record for record in records if record["type"] == "step"]
+
+
 @pytest.mark.parametrize("seed", range(len(DETOUR_KINDS)))
 @pytest.mark.parametrize("name", ["SystemBatteryLevel", "SimpleSmsReadMessage", "TasksDueOnDate"])
 def test_the_oracle_answers_only_on_a_screen_that_shows_the_answer(
     name: str, seed: int, tmp_path: Path
 ) -> None:
     # Demonstrations that answer from a page without the answer teach a model to make one up.
-    outcome = Runner(tmp_path, EvalSettings()).run(
-        Run(TASKS_BY_NAME[name], seed, PolicySpec(kind="oracle"), guards=True, detour=True)
-    )
-    assert outcome.success, outcome.detail
-    records = [json.loads(line) for line in Path(outcome.trajectory).read_text().splitlines()]
-    steps = [record for record in records if record["type"] == "step"]
+    steps = successful_detour_steps(name, seed, tmp_path)
     assert not [n for s in steps for n in s["guard"]["notes"] if n["kind"] == "answer_check"]
     last = steps[-1]
     assert last["call"]["name"] == "task_complete"
@@ -66,12 +73,7 @@ def test_the_oracle_taps_a_switch_again_when_a_dialog_over_it_took_the_tap(
     # These seeds start on the add-alarm dialog, over the alarm list: the first tap on the
     # alarm's switch only closes the dialog, and a demonstration that then says "done" teaches
     # a model to claim a change it never made.
-    outcome = Runner(tmp_path, EvalSettings()).run(
-        Run(TASKS_BY_NAME[name], seed, PolicySpec(kind="oracle"), guards=True, detour=True)
-    )
-    assert outcome.success, outcome.detail
-    records = [json.loads(line) for line in Path(outcome.trajectory).read_text().splitlines()]
-    taps = [r for r in records if r["type"] == "step" and r["call"]["name"] == "tap"]
+    taps = [s for s in successful_detour_steps(name, seed, tmp_path) if s["call"]["name"] == "tap"]
     assert len(taps) == 2
     switches = [
         next(
@@ -87,16 +89,7 @@ def test_the_oracle_taps_a_switch_again_when_a_dialog_over_it_took_the_tap(
 def test_the_oracle_does_not_tap_a_page_title_for_the_item_that_leads_there(tmp_path: Path) -> None:
     # Seed 937 starts on About phone, whose title reads like the plan's next tap: tapping the
     # title did nothing, and the oracle wandered until it ran out of pages.
-    outcome = Runner(tmp_path, EvalSettings()).run(
-        Run(
-            TASKS_BY_NAME["SystemBuildNumber"],
-            937,
-            PolicySpec(kind="oracle"),
-            guards=True,
-            detour=True,
-        )
-    )
-    assert outcome.success, outcome.detail
+    assert successful_detour_steps("SystemBuildNumber", 937, tmp_path)
 
 
 @pytest.mark.parametrize("task", TASKS[::7], ids=lambda t: t.name)
