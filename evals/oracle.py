@@ -16,8 +16,8 @@ optional (a prompt only some launches show) is skipped when its element is absen
 given only on a screen that shows it (as the agent's answer guard asks), so a task started on
 another page of its app, or with its list scrolled away, goes looking for it first. A page's title,
 which carries the label of the item that led there, is not taken for that item. A tap on a
-switch or checkbox that left it as it was, and brought up nothing the plan acts on next (a
-dialog over the page took the tap), is played again. A remember
+switch or checkbox that left it as it was, and either closed something or brought up nothing
+the plan acts on next (a dialog over the page took the tap), is played again. A remember
 step is found like any other (its target is the value to read) and written as a `Remember:`
 line beside the next step's call, which is how the model is shown to keep what it will need
 once it has left that screen.
@@ -169,10 +169,12 @@ def shows(step: PlanStep, screen: Screen) -> bool:
 
 @dataclass(frozen=True)
 class _Toggle:
-    """A plan step that tapped a switch or checkbox, and the element's state before."""
+    """A plan step that tapped a switch or checkbox, the element's state before, and the
+    labels of the screen it was tapped on."""
 
     step: int
     checked: bool
+    labels: frozenset[str]
 
 
 class _Search:
@@ -254,13 +256,15 @@ class OraclePolicy:
             if step.tool == "tap" and step.target is not None:
                 element = find_element(screen, step.target, step.near)
                 if element.checked is not None:
-                    self._toggle = _Toggle(self._next - 1, element.checked)
+                    labels = frozenset(e.label for e in screen.elements)
+                    self._toggle = _Toggle(self._next - 1, element.checked, labels)
             return resolve(step, screen)
 
     def _replay_untaken_toggle(self, screen: Screen) -> None:
-        """Step back to the switch just tapped when it is as it was and the screen does not show
-        what the plan taps next: something over the page took the tap (a switch that asks for
-        confirmation first shows the plan's next target instead)."""
+        """Step back to the switch just tapped when it is as it was and either the tap closed
+        something (a dialog over the page took it: elements are gone) or the screen does not
+        show what the plan taps next (a switch that asks for confirmation first shows the
+        plan's next target, and takes nothing away)."""
         toggle, self._toggle = self._toggle, None
         if toggle is None:
             return
@@ -273,7 +277,8 @@ class OraclePolicy:
         confirming = (
             bool(following) and following[0].target is not None and shows(following[0], screen)
         )
-        if element.checked == toggle.checked and not confirming:
+        closed = bool(toggle.labels - {e.label for e in screen.elements})
+        if element.checked == toggle.checked and (closed or not confirming):
             self._next = toggle.step
 
     def _pointless(self, step: PlanStep, screen: Screen) -> bool:

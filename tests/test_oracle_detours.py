@@ -66,15 +66,19 @@ def test_the_oracle_answers_only_on_a_screen_that_shows_the_answer(
         assert part in labels
 
 
-@pytest.mark.parametrize(("name", "seed"), [("ClockAlarmTurnOn", 901), ("ClockAlarmTurnOff", 814)])
+@pytest.mark.parametrize(
+    ("name", "seed"),
+    [("ClockAlarmTurnOn", 901), ("ClockAlarmTurnOff", 814), ("ClockAlarmTurnOffAll", 880)],
+)
 def test_the_oracle_taps_a_switch_again_when_a_dialog_over_it_took_the_tap(
     name: str, seed: int, tmp_path: Path
 ) -> None:
-    # These seeds start on the add-alarm dialog, over the alarm list: the first tap on the
+    # These seeds start on the add-alarm dialog, over the alarm list: the first tap on an
     # alarm's switch only closes the dialog, and a demonstration that then says "done" teaches
-    # a model to claim a change it never made.
-    taps = [s for s in successful_detour_steps(name, seed, tmp_path) if s["call"]["name"] == "tap"]
-    assert len(taps) == 2
+    # a model to claim a change it never made. Closing the dialog uncovers the other alarms,
+    # so with several to switch off, the plan's next switch is in view after the lost tap.
+    steps = successful_detour_steps(name, seed, tmp_path)
+    taps = [s for s in steps if s["call"]["name"] == "tap"][:2]
     switches = [
         next(
             e for e in tap["screen"]["elements"] if e["index"] == tap["call"]["arguments"]["index"]
