@@ -120,6 +120,33 @@ def plan_demo_episodes(
     return episodes
 
 
+def demo_line(
+    metadata: dict[str, Any], thinking: bool, request: DecisionRequest, reply: ModelReply
+) -> dict[str, Any]:
+    """One training line: the body the model client would send for `request` and `reply` as
+    the target."""
+    # the loop may force thinking on for a step
+    thinking = thinking if request.thinking is None else request.thinking
+    body = chat_request(
+        ClientSettings(thinking=thinking), "", request.messages, request.tools, thinking
+    )
+    return {
+        **metadata,
+        "step": request.step,
+        "messages": body["messages"],
+        "tools": body["tools"],
+        "chat_template_kwargs": body["chat_template_kwargs"],
+        "target": {
+            "role": "assistant",
+            "content": reply.content or "",
+            # ids differ by step and mean nothing to the template
+            "tool_calls": [
+                {"type": "function", "function": call["function"]} for call in reply.tool_calls
+            ],
+        },
+    }
+
+
 @dataclass
 class RecordingPolicy:
     """Passes decisions through and keeps each request with the reply it got."""
@@ -131,29 +158,7 @@ class RecordingPolicy:
 
     def decide(self, request: DecisionRequest) -> ModelReply:
         reply = self.policy.decide(request)
-        # the body the model client would send (the loop may force thinking on for a step)
-        thinking = self.thinking if request.thinking is None else request.thinking
-        body = chat_request(
-            ClientSettings(thinking=thinking), "", request.messages, request.tools, thinking
-        )
-        self.lines.append(
-            {
-                **self.metadata,
-                "step": request.step,
-                "messages": body["messages"],
-                "tools": body["tools"],
-                "chat_template_kwargs": body["chat_template_kwargs"],
-                "target": {
-                    "role": "assistant",
-                    "content": reply.content or "",
-                    # ids differ by step and mean nothing to the template
-                    "tool_calls": [
-                        {"type": "function", "function": call["function"]}
-                        for call in reply.tool_calls
-                    ],
-                },
-            }
-        )
+        self.lines.append(demo_line(self.metadata, self.thinking, request, reply))
         return reply
 
 
@@ -179,40 +184,58 @@ def given_values(params: Any) -> list[str]:
     return list(dict.fromkeys(strings(params)))
 
 
-def record_episode(episode: DemoEpisode, scratch: Path) -> list[dict[str, Any]] | None:
-    """The oracle's decisions in `episode`, or None when it did not succeed."""
+def episode_metadata(episode: DemoEpisode, source: str) -> dict[str, Any]:
     task, seed = episode.task, episode.seed
-    recorder = RecordingPolicy(
-        OraclePolicy(task, seed),
-        episode.thinking,
-        {
-            "task": task.name,
-            "seed": seed,
-            "phrasing": episode.phrasing,
-            "reworded": episode.reworded,
-            "source": "detour" if episode.detour else "plan",
-            "values": given_values(task.params(seed)),
-        },
-    )
+    return {
+        "task": task.name,
+        "seed": seed,
+        "phrasing": episode.phrasing,
+        "reworded": episode.reworded,
+        "source": source,
+        "values": given_values(task.params(seed)),
+    }
+
+
+def play_episode(episode: DemoEpisode, policy: Policy, scratch: Path, extra_steps: int = 0) -> bool:
+    """Play `episode` with `policy` through the agent loop; whether the task succeeded.
+    `extra_steps` widens the step budget (for a policy that replays steps first)."""
+    task, seed = episode.task, episode.seed
 
     def fresh() -> Simulator:
         return Simulator(state=task.initial_state(seed), seed=seed)
 
     simulator = start_from_detour(task, seed, fresh)[0] if episode.detour else fresh()
-    budget = task.max_steps + (DETOUR_EXTRA_STEPS if episode.detour else 0)
+    budget = task.max_steps + (DETOUR_EXTRA_STEPS if episode.detour else 0) + extra_steps
     result = run_episode(
         episode.goal,
         simulator,
-        recorder,
+        policy,
         RunSettings(max_steps=budget),
         scratch / f"{task.name}-s{seed}.jsonl",
         confirm=goal_confirmation(episode.goal),
         sleep=lambda seconds: None,
     )
     state = result.device_state or simulator.state
-    if result.stop_reason != "completed" or not task.success(state, seed, result.answer):
-        return None
-    return recorder.lines
+    return result.stop_reason == "completed" and task.success(state, seed, result.answer)
+
+
+def record_episode(episode: DemoEpisode, scratch: Path) -> list[dict[str, Any]] | None:
+    """The oracle's decisions in `episode`, or None when it did not succeed."""
+    recorder = RecordingPolicy(
+        OraclePolicy(episode.task, episode.seed),
+        episode.thinking,
+        episode_metadata(episode, "detour" if episode.detour else "plan"),
+    )
+    return recorder.lines if play_episode(episode, recorder, scratch) else None
+
+
+def check_split(episodes: Iterable[DemoEpisode]) -> None:
+    """Refuse any held-out episode: training files must never hold one."""
+    for episode in episodes:
+        if is_held_out(episode.task, episode.seed, episode.phrasing):
+            raise DemoSplitError(
+                f"{episode.task.name} seed {episode.seed} phrasing {episode.phrasing} is held out"
+            )
 
 
 def export_demos(
@@ -224,16 +247,12 @@ def export_demos(
 ) -> DemoSummary:
     """Record `episodes` into `path` (JSON Lines; `.gz` or `.xz` compresses), in their order
     whatever the number of worker processes."""
-    for episode in episodes:
-        if is_held_out(episode.task, episode.seed, episode.phrasing):
-            raise DemoSplitError(
-                f"{episode.task.name} seed {episode.seed} phrasing {episode.phrasing} is held out"
-            )
+    check_split(episodes)
     seen: set[str] = set()
     failed: list[str] = []
     decisions = 0
     path.parent.mkdir(parents=True, exist_ok=True)
-    with _open_for_writing(path) as out:
+    with open_for_writing(path) as out:
         for episode, lines in _recorded(episodes, workers):
             if on_episode is not None:
                 on_episode(episode, lines is not None)
@@ -287,7 +306,7 @@ def decision_key(line: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()
 
 
-def _open_for_writing(path: Path) -> Any:
+def open_for_writing(path: Path) -> Any:
     if path.suffix == ".gz":
         import gzip
 

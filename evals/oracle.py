@@ -167,6 +167,32 @@ def shows(step: PlanStep, screen: Screen) -> bool:
     return step.tool != "tap" or element.clickable or element.role != "text"
 
 
+def segment_start(plan: list[PlanStep], index: int) -> int:
+    """Where the part of `plan` in the app of step `index` starts: its `open_app`, or 0."""
+    return next((i for i in range(index, -1, -1) if plan[i].tool == "open_app"), 0)
+
+
+def join_points(plan: list[PlanStep], screen: Screen) -> list[int]:
+    """Plan steps, last first, from which a run that others' actions brought to `screen` could
+    carry on: those acting on an element the screen shows, in the part of the plan for the app
+    in front. None past a remember step, whose note the screens before would have given."""
+    remembers = [i for i, step in enumerate(plan) if step.tool == "remember"]
+    last = remembers[0] - 1 if remembers else len(plan) - 1
+    points = []
+    for index in range(last, -1, -1):
+        step = plan[index]
+        acts_on_element = step.target is not None or (
+            step.tool == "task_complete" and bool(step.answer)
+        )
+        opener = plan[segment_start(plan, index)]
+        in_front = opener.tool == "open_app" and (
+            _PACKAGES.get((opener.app or "").casefold()) == screen.app
+        )
+        if acts_on_element and in_front and shows(step, screen):
+            points.append(index)
+    return points
+
+
 @dataclass(frozen=True)
 class _Toggle:
     """A plan step that tapped a switch or checkbox, the element's state before, and the
@@ -203,9 +229,11 @@ class OraclePolicy:
     """Plays `task`'s plan for `seed`, one step per decision, as structured tool calls,
     finding its way back to the plan from wherever the screen is (see the module's notes)."""
 
-    def __init__(self, task: Task, seed: int) -> None:
+    def __init__(self, task: Task, seed: int, start: int = 0) -> None:
+        """`start`: the plan step to play first (a `join_points` index), for a run that others'
+        actions brought this far."""
         self._plan = task.oracle(seed)
-        self._next = 0
+        self._next = start
         self._search: _Search | None = None
         self._backs = 0
         self._restarts = 0
@@ -296,7 +324,7 @@ class OraclePolicy:
         """An action toward a screen that shows `step`'s element."""
         if screen.app not in _PACKAGES.values():
             return self._back(step, screen)  # a system window (a prompt, a shade) over an app
-        start = self._segment_start()
+        start = segment_start(self._plan, self._next)
         opener = self._plan[start]
         expected = (
             _PACKAGES.get((opener.app or "").casefold()) if opener.tool == "open_app" else None
@@ -322,10 +350,6 @@ class OraclePolicy:
         if isinstance(last, Swipe) and last.direction == "up":
             return "up", self._last_screen
         return "down", None
-
-    def _segment_start(self) -> int:
-        """Where the part of the plan in the current app starts: its `open_app`, or 0."""
-        return next((i for i in range(self._next, -1, -1) if self._plan[i].tool == "open_app"), 0)
 
     def _restart(self, step: PlanStep, screen: Screen, start: int) -> Action:
         """Open the plan's current app again, or go home for a plan that starts there."""

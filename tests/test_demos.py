@@ -160,7 +160,7 @@ def test_the_export_command_writes_training_seeds_and_refuses_held_out_ones(
 
     assert main([*export, "--export-demos", str(path), "--demo-seeds", "99-100"]) == 2
     assert "held out" in capsys.readouterr().err
-    assert main(["eval", "--policy", "llm", "--export-demos", str(path)]) == 2
+    assert main(["eval", "--policy", "faulty:loops", "--export-demos", str(path)]) == 2
     assert "--policy oracle" in capsys.readouterr().err
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -109,14 +110,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="store_true",
         help="install AndroidWorld's apps on the emulator (once)",
     )
-    demos = parser.add_argument_group("training data (sim suite, --policy oracle)")
+    demos = parser.add_argument_group("training data (sim suite, --policy oracle or llm)")
     demos.add_argument(
         "--export-demos",
         type=Path,
         metavar="PATH",
         help="write each oracle decision as the chat request the agent sends and its target "
-        "reply (JSON Lines; .gz or .xz compress) instead of scoring; held-out seeds "
-        "(0-99) and phrasings are never written",
+        "reply (JSON Lines; .gz or .xz compress) instead of scoring; with --policy llm, the "
+        "oracle's labels of the states where the model's failed episodes went another way "
+        "(corrections); held-out seeds (0-99) and phrasings are never written",
     )
     demos.add_argument(
         "--demo-seeds", default="100-499", metavar="A-B", help="training seeds (100-499)"
@@ -155,15 +157,20 @@ def _handle_eval(args: argparse.Namespace) -> int:
 
 
 def _export_demos(args: argparse.Namespace) -> int:
-    """Record the oracle on the selected tasks' training seeds and phrasings into a file."""
+    """Record training lines on the selected tasks' training seeds and phrasings into a file:
+    the oracle's decisions (--policy oracle), or the oracle's corrections of the model's
+    failed episodes (--policy llm)."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-    from evals.demos import DemoSplitError, export_demos, parse_seed_range, plan_demo_episodes
+    from evals.demos import DemoSplitError, parse_seed_range, plan_demo_episodes
     from evals.runner import select_tasks
 
-    if args.policy != "oracle":
-        raise DemoSplitError("eval --export-demos records the oracle: pass --policy oracle")
+    if args.policy not in ("oracle", "llm"):
+        raise DemoSplitError(
+            "eval --export-demos records the oracle (--policy oracle) or its corrections of "
+            "the model's failed episodes (--policy llm)"
+        )
     episodes = plan_demo_episodes(
         select_tasks(args.tasks),
         parse_seed_range(args.demo_seeds),
@@ -172,19 +179,24 @@ def _export_demos(args: argparse.Namespace) -> int:
     )
     console = Console(stderr=True, highlight=False)
     progress = Progress(
-        TextColumn("[bold]demos[/]"),
+        TextColumn(f"[bold]{'demos' if args.policy == 'oracle' else 'corrections'}[/]"),
         BarColumn(),
         MofNCompleteColumn(),
         console=console,
         transient=True,
     )
-    bar = progress.add_task("demos", total=len(episodes))
+    bar = progress.add_task("episodes", total=len(episodes))
+
+    def advance(episode: Any, ok: bool) -> None:
+        progress.advance(bar)
+
+    if args.policy == "llm":
+        return _export_corrections(args, episodes, progress, advance)
+    from evals.demos import export_demos
+
     with progress:
         summary = export_demos(
-            episodes,
-            args.export_demos,
-            workers=args.parallel,
-            on_episode=lambda episode, ok: progress.advance(bar),
+            episodes, args.export_demos, workers=args.parallel, on_episode=advance
         )
     print(
         f"{summary.decisions} decisions ({summary.distinct} distinct) written to {summary.path} "
@@ -197,6 +209,32 @@ def _export_demos(args: argparse.Namespace) -> int:
             f"[yellow]{len(summary.failed_episodes)} oracle episode(s) did not succeed and were "
             f"left out: {shown}{f', ... ({more} more)' if more > 0 else ''}[/]"
         )
+    return 0
+
+
+def _export_corrections(
+    args: argparse.Namespace,
+    episodes: list[Any],
+    progress: Any,
+    advance: Callable[[Any, bool], None],
+) -> int:
+    from evals.corrections import export_corrections
+
+    client, _ = _model_client(model_client_settings(args))
+    try:
+        with progress:
+            summary = export_corrections(
+                episodes, client, args.export_demos, workers=args.parallel, on_episode=advance
+            )
+    finally:
+        client.close()
+    failed = summary.episodes - summary.solved
+    print(
+        f"{summary.corrections} corrections written to {summary.path} from the {failed} of "
+        f"{summary.episodes} episodes the model did not solve"
+    )
+    if summary.unlabelled:
+        print(f"{summary.unlabelled} state(s) the oracle could not finish the task from")
     return 0
 
 
