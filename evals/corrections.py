@@ -33,6 +33,7 @@ from evals.demos import (
     play_episode,
 )
 from evals.oracle import OraclePolicy, join_points, tool_call
+from evals.policies import WatchedPolicy
 
 
 @dataclass
@@ -132,6 +133,10 @@ def same_call(a: ModelReply, b: ModelReply) -> bool:
     return call is not None and call == first_call(b)
 
 
+class ModelServerFailed(RuntimeError):
+    """The model server stopped answering in the middle of an export."""
+
+
 class EpisodeCorrections(BaseModel):
     solved: bool  # the model finished the task: nothing to correct
     lines: list[dict[str, Any]]
@@ -141,8 +146,13 @@ class EpisodeCorrections(BaseModel):
 def record_corrections(episode: DemoEpisode, student: Policy, scratch: Path) -> EpisodeCorrections:
     """Play `episode` with the model; where it fails, the oracle's labels of the states it
     went through that differ from what the model did there."""
-    run = _Student(student)
-    if play_episode(episode, run, scratch):
+    watched = WatchedPolicy(student)
+    run = _Student(watched)
+    solved = play_episode(episode, run, scratch)
+    if watched.failure is not None:
+        # a failure of the server, not of the model: its episodes would teach nothing
+        raise ModelServerFailed(f"the model server failed: {watched.failure}")
+    if solved:
         return EpisodeCorrections(solved=True, lines=[], unlabelled=0)
     metadata = episode_metadata(episode, "correction")
     lines, unlabelled = [], 0
@@ -175,7 +185,8 @@ def export_corrections(
 ) -> CorrectionSummary:
     """Play `episodes` with `student` (`workers` at once, against one model server) and write
     the corrections of those it fails into `path`, flushed per episode, in the episodes'
-    order."""
+    order. A model server that fails ends the export (`ModelServerFailed`); what was written
+    stays."""
     check_split(episodes)
 
     def correct(episode: DemoEpisode) -> EpisodeCorrections:

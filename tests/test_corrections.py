@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from evals.corrections import export_corrections, record_corrections
+from agent.model_client import DecisionRequest, ModelReply, ModelServerUnavailable
+from evals.corrections import ModelServerFailed, export_corrections, record_corrections
 from evals.demos import DemoEpisode, DemoSplitError, plan_demo_episodes
 from evals.faulty import FaultyPolicy
 from evals.oracle import OraclePolicy
@@ -55,6 +56,28 @@ def test_a_model_that_taps_around_is_shown_the_switch_the_task_needs(tmp_path: P
     assert not result.solved and result.lines
     # where it tapped something else on the decisive page, the label is the plan's switch
     assert tapped_label(result.lines[0]) == "Use Bluetooth"
+
+
+class ServerGoneAfterOneReply:
+    def __init__(self, task_name: str, seed: int) -> None:
+        self._oracle = OraclePolicy(TASKS_BY_NAME[task_name], seed)
+        self._replies = 0
+
+    def decide(self, request: DecisionRequest) -> ModelReply:
+        self._replies += 1
+        if self._replies > 1:
+            raise ModelServerUnavailable("http://127.0.0.1:9/v1")
+        return self._oracle.decide(request)
+
+
+def test_a_server_that_goes_away_ends_the_export_instead_of_counting_failures(
+    tmp_path: Path,
+) -> None:
+    # a dead server is no mistake of the model's: its episodes must not be labelled as such
+    task = TASKS_BY_NAME["SystemWifiTurnOn"]
+    episodes = plan_demo_episodes([task], [123, 124])
+    with pytest.raises(ModelServerFailed, match="no model server"):
+        export_corrections(episodes, ServerGoneAfterOneReply(task.name, 123), tmp_path / "c.jsonl")
 
 
 def test_corrections_never_come_from_held_out_episodes(tmp_path: Path) -> None:
