@@ -24,6 +24,7 @@ from pydantic import BaseModel
 
 from agent.actions import TaskComplete
 from agent.model_client import DecisionRequest, ModelReply, Policy, PolicyError
+from agent.toolparse import parse_reply
 from evals.demos import (
     DemoEpisode,
     check_split,
@@ -117,20 +118,12 @@ def label_state(
 
 
 def same_call(a: ModelReply, b: ModelReply) -> bool:
-    """Whether two replies make the same first tool call (name and arguments)."""
-
-    def first_call(reply: ModelReply) -> tuple[str, Any] | None:
-        if not reply.tool_calls:
-            return None
-        function = reply.tool_calls[0].get("function") or {}
-        try:
-            arguments = json.loads(function.get("arguments") or "{}")
-        except json.JSONDecodeError:
-            return None
-        return str(function.get("name")), arguments
-
-    call = first_call(a)
-    return call is not None and call == first_call(b)
+    """Whether two replies make the same call, as the agent loop parses them."""
+    first, second = (parse_reply(r.content, r.reasoning, r.tool_calls) for r in (a, b))
+    return first.name is not None and (first.name, first.arguments) == (
+        second.name,
+        second.arguments,
+    )
 
 
 class ModelServerFailed(RuntimeError):

@@ -14,13 +14,14 @@ there); on a page the plan led to, the page is scrolled both ways looking for it
 oracle goes back a page, which in the end leaves the app and opens it afresh. A step marked
 optional (a prompt only some launches show) is skipped when its element is absent. An answer is
 given only on a screen that shows it (as the agent's answer guard asks), so a task started on
-another page of its app, or with its list scrolled away, goes looking for it first. A page's title,
-which carries the label of the item that led there, is not taken for that item. A tap on a
-switch or checkbox that left it as it was, and either closed something or brought up nothing
-the plan acts on next (a dialog over the page took the tap), is played again. A remember
-step is found like any other (its target is the value to read) and written as a `Remember:`
-line beside the next step's call, which is how the model is shown to keep what it will need
-once it has left that screen.
+another page of its app, or with its list scrolled away, goes looking for it first. A page's
+title, which carries the label of the item that led there, is not taken for that item. A tap
+on a switch or checkbox that left it as it was, and either closed something or brought up
+nothing the plan acts on next (a dialog over the page took the tap), is played again. A
+remember step is found like any other (its target is the value to read) and written as a
+`Remember:` line beside the next step's call, which is how the model is shown to keep what it
+will need once it has left that screen. A run that someone else's actions brought to a screen
+can start the plan at any of its `join_points` (`evals.corrections` labels states so).
 """
 
 from __future__ import annotations

@@ -67,18 +67,21 @@ def test_the_oracle_answers_only_on_a_screen_that_shows_the_answer(
 
 
 @pytest.mark.parametrize(
-    ("name", "seed"),
-    [("ClockAlarmTurnOn", 901), ("ClockAlarmTurnOff", 814), ("ClockAlarmTurnOffAll", 880)],
+    ("name", "seed", "switch_taps"),
+    [("ClockAlarmTurnOn", 901, 2), ("ClockAlarmTurnOff", 814, 2), ("ClockAlarmTurnOffAll", 880, 4)],
 )
 def test_the_oracle_taps_a_switch_again_when_a_dialog_over_it_took_the_tap(
-    name: str, seed: int, tmp_path: Path
+    name: str, seed: int, switch_taps: int, tmp_path: Path
 ) -> None:
     # These seeds start on the add-alarm dialog, over the alarm list: the first tap on an
     # alarm's switch only closes the dialog, and a demonstration that then says "done" teaches
     # a model to claim a change it never made. Closing the dialog uncovers the other alarms,
     # so with several to switch off, the plan's next switch is in view after the lost tap.
     steps = successful_detour_steps(name, seed, tmp_path)
-    taps = [s for s in steps if s["call"]["name"] == "tap"][:2]
+    taps = [s for s in steps if s["call"]["name"] == "tap"]
+    # one tap lost to the dialog, then one per switch the task changes
+    assert len(taps) == switch_taps
+    taps = taps[:2]
     switches = [
         next(
             e for e in tap["screen"]["elements"] if e["index"] == tap["call"]["arguments"]["index"]
