@@ -33,8 +33,9 @@ from evals.demos import (
     open_for_writing,
     play_episode,
 )
-from evals.oracle import OraclePolicy, join_points, tool_call
+from evals.oracle import OraclePolicy, aim, join_points, tool_call
 from evals.policies import WatchedPolicy
+from simulator.tasks import done
 
 
 @dataclass
@@ -84,7 +85,11 @@ class _CompleteNow:
             raise PolicyError("the task is not done here")
         self._asked = True
         action = TaskComplete(answer=self._answer) if self._answer else TaskComplete()
-        return ModelReply(tool_calls=[tool_call(action, "complete")], finish_reason="tool_calls")
+        return ModelReply(
+            reasoning=aim(done(self._answer)),
+            tool_calls=[tool_call(action, "complete")],
+            finish_reason="tool_calls",
+        )
 
 
 def label_state(

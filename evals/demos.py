@@ -138,6 +138,8 @@ def demo_line(
         "chat_template_kwargs": body["chat_template_kwargs"],
         "target": {
             "role": "assistant",
+            # with thinking off the model is asked to answer at once
+            **({"reasoning_content": reply.reasoning} if thinking and reply.reasoning else {}),
             "content": reply.content or "",
             # ids differ by step and mean nothing to the template
             "tool_calls": [

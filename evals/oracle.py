@@ -20,8 +20,12 @@ on a switch or checkbox that left it as it was, and either closed something or b
 nothing the plan acts on next (a dialog over the page took the tap), is played again. A
 remember step is found like any other (its target is the value to read) and written as a
 `Remember:` line beside the next step's call, which is how the model is shown to keep what it
-will need once it has left that screen. A run that someone else's actions brought to a screen
-can start the plan at any of its `join_points` (`evals.corrections` labels states so).
+will need once it has left that screen. Every reply also carries, as its reasoning, one
+sentence naming what the call is for (`aim`): the plan step's element by the words the plan
+finds it by, or the element being looked for. A demonstration recorded with thinking on teaches
+it, so that a small model first writes down which element it wants (words it can copy from the
+goal) and only then picks that element's index. A run that someone else's actions brought to a
+screen can start the plan at any of its `join_points` (`evals.corrections` labels states so).
 """
 
 from __future__ import annotations
@@ -168,6 +172,34 @@ def shows(step: PlanStep, screen: Screen) -> bool:
     return step.tool != "tap" or element.clickable or element.role != "text"
 
 
+def _named(step: PlanStep) -> str:
+    """The element `step` acts on, in the plan's words."""
+    if step.target is None:
+        return "the answer" if step.tool == "task_complete" else "the next element"
+    return f'"{step.target}"' + (f' by "{step.near}"' if step.near else "")
+
+
+def aim(step: PlanStep) -> str:
+    """One sentence naming what playing `step` is for, as a model would think it."""
+    match step.tool:
+        case "tap":
+            return f"Tap {_named(step)}."
+        case "long_press":
+            return f"Long-press {_named(step)}."
+        case "type_text":
+            return f"Type into {_named(step)}." if step.target else "Type the text."
+        case "swipe":
+            return f"Swipe {step.direction or 'up'}."
+        case "press_key":
+            return f"Press {step.key}."
+        case "open_app":
+            return f"Open {step.app}."
+        case "task_complete":
+            return "The screen shows the answer." if step.answer else "The goal is reached."
+        case "remember":
+            return f"Note {_named(step)}."
+
+
 def segment_start(plan: list[PlanStep], index: int) -> int:
     """Where the part of `plan` in the app of step `index` starts: its `open_app`, or 0."""
     return next((i for i in range(index, -1, -1) if plan[i].tool == "open_app"), 0)
@@ -245,6 +277,7 @@ class OraclePolicy:
         self._last_screen = ""  # the signature of the screen the last action was taken on
         self._to_remember: list[str] = []  # notes for the reply being made
         self._toggle: _Toggle | None = None  # the last action, where it tapped a switch
+        self._aim = ""  # what the action being made is for
 
     def decide(self, request: DecisionRequest) -> ModelReply:
         screen = request.screen
@@ -260,7 +293,12 @@ class OraclePolicy:
         call = tool_call(action, f"oracle-{self._calls}")
         notes = "\n".join(f"{prompt.REMEMBER} {note}" for note in self._to_remember)
         self._to_remember = []
-        return ModelReply(content=notes or None, tool_calls=[call], finish_reason="tool_calls")
+        return ModelReply(
+            content=notes or None,
+            reasoning=self._aim,
+            tool_calls=[call],
+            finish_reason="tool_calls",
+        )
 
     def _action(self, screen: Screen) -> Action:
         while True:
@@ -287,6 +325,7 @@ class OraclePolicy:
                 if element.checked is not None:
                     labels = frozenset(e.label for e in screen.elements)
                     self._toggle = _Toggle(self._next - 1, element.checked, labels)
+            self._aim = aim(step)
             return resolve(step, screen)
 
     def _replay_untaken_toggle(self, screen: Screen) -> None:
@@ -324,7 +363,8 @@ class OraclePolicy:
     def _find_way(self, step: PlanStep, screen: Screen) -> Action:
         """An action toward a screen that shows `step`'s element."""
         if screen.app not in _PACKAGES.values():
-            return self._back(step, screen)  # a system window (a prompt, a shade) over an app
+            # a system window (a prompt, a shade) over an app
+            return self._back(step, screen, "A system window is in the way: go back.")
         start = segment_start(self._plan, self._next)
         opener = self._plan[start]
         expected = (
@@ -342,8 +382,9 @@ class OraclePolicy:
         if self._search is not None:
             swipe = self._search.next_swipe(screen)
             if swipe is not None:
+                self._aim = f"Look for {_named(step)}: swipe {swipe.direction}."
                 return swipe
-        return self._back(step, screen)
+        return self._back(step, screen, f"Go back: {_named(step)} is not on this page.")
 
     def _search_start(self) -> tuple[Literal["up", "down"], str | None]:
         """Scroll on down the page when the plan was scrolling down, else toward the top."""
@@ -362,11 +403,13 @@ class OraclePolicy:
         self._backs = 0
         if self._plan[start].tool == "open_app":
             return self._action(screen)
+        self._aim = "Go home and start again."
         return PressKey(key="home")
 
-    def _back(self, step: PlanStep, screen: Screen) -> Action:
+    def _back(self, step: PlanStep, screen: Screen, aim: str) -> Action:
         if self._backs >= MAX_BACK_PRESSES:
             raise OracleError(f"{step.target!r} is on no page behind this one ({screen.app})")
         self._backs += 1
         self._search = None
+        self._aim = aim
         return PressKey(key="back")

@@ -72,6 +72,35 @@ def test_each_line_is_the_request_the_model_client_sends(tmp_path: Path, thinkin
     assert all(line["target"]["role"] == "assistant" for line in lines)
 
 
+@pytest.mark.parametrize("thinking", [True, False])
+def test_thinking_names_the_row_before_the_call_picks_its_index(
+    tmp_path: Path, thinking: bool
+) -> None:
+    """With thinking on, the target's reasoning names the element by the goal's words (the
+    task's title beside a row's "complete box"), and the call taps that row's box; a request
+    with thinking off is answered at once."""
+    task = TASKS_BY_NAME["TasksCompleteTask"]
+    path = tmp_path / "demos.jsonl"
+    export_demos([DemoEpisode(task, seed=100, phrasing=0, thinking=thinking)], path)
+    lines = read_lines(path)
+    if not thinking:
+        assert all("reasoning_content" not in line["target"] for line in lines)
+        return
+    title = task.params(100)["title"]
+    assert [line["target"]["reasoning_content"] for line in lines] == [
+        "Open Tasks.",
+        f'Tap "complete box" by "{title}".',
+        "The goal is reached.",
+    ]
+    tap = lines[1]
+    screen = str(tap["messages"][-1]["content"])
+    index = json.loads(tap["target"]["tool_calls"][0]["function"]["arguments"])["index"]
+    shown = re.findall(r"^\[(\d+)\] \w+ \"([^\"]*)\"", screen, re.MULTILINE)
+    position = [int(i) for i, _ in shown].index(index)
+    assert shown[position][1] == "complete box"
+    assert shown[position - 1][1] == title  # the row's title comes right before its box
+
+
 def test_training_file_holds_no_held_out_task_seed_or_phrasing(tmp_path: Path) -> None:
     tasks = TASKS[::6]
     seeds = range(100, 106)
