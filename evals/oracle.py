@@ -173,9 +173,9 @@ def shows(step: PlanStep, screen: Screen) -> bool:
 
 
 def _named(step: PlanStep) -> str:
-    """The element `step` acts on, in the plan's words."""
+    """The element `step` acts on, in the plan's words (an answer is looked for as a whole)."""
     if step.target is None:
-        return "the answer" if step.tool == "task_complete" else "the next element"
+        return "the answer"
     return f'"{step.target}"' + (f' by "{step.near}"' if step.near else "")
 
 
@@ -197,7 +197,7 @@ def aim(step: PlanStep) -> str:
         case "task_complete":
             return "The screen shows the answer." if step.answer else "The goal is reached."
         case "remember":
-            return f"Note {_named(step)}."
+            raise OracleError("a remember step is no action: it goes beside the next one")
 
 
 def segment_start(plan: list[PlanStep], index: int) -> int:
@@ -406,10 +406,10 @@ class OraclePolicy:
         self._aim = "Go home and start again."
         return PressKey(key="home")
 
-    def _back(self, step: PlanStep, screen: Screen, aim: str) -> Action:
+    def _back(self, step: PlanStep, screen: Screen, why: str) -> Action:
         if self._backs >= MAX_BACK_PRESSES:
             raise OracleError(f"{step.target!r} is on no page behind this one ({screen.app})")
         self._backs += 1
         self._search = None
-        self._aim = aim
+        self._aim = why
         return PressKey(key="back")
