@@ -23,7 +23,7 @@ from evals.demos import (
 from evals.runner import goal_confirmation
 from evals.scripted_model import ScriptedServer, call
 from simulator import Simulator
-from simulator.tasks import TASKS, TASKS_BY_NAME
+from simulator.tasks import TASKS, TASKS_BY_NAME, Task
 
 
 def read_lines(path: Path) -> list[dict[str, Any]]:
@@ -99,6 +99,28 @@ def test_thinking_names_the_row_before_the_call_picks_its_index(
     position = [int(i) for i, _ in shown].index(index)
     assert shown[position][1] == "complete box"
     assert shown[position - 1][1] == title  # the row's title comes right before its box
+
+
+@pytest.mark.parametrize("task", TASKS[::4], ids=lambda task: task.name)
+def test_every_tap_s_reasoning_names_the_element_it_taps(task: Task, tmp_path: Path) -> None:
+    """From a detour too (going back, looking further down a page), the sentence before a tap
+    or long press quotes words of the label of the element the call acts on."""
+    lines = record_episode(DemoEpisode(task, 100, 0, thinking=True, detour=True), tmp_path)
+    assert lines is not None
+    for line in lines:
+        reasoning = line["target"]["reasoning_content"]
+        function = line["target"]["tool_calls"][0]["function"]
+        if function["name"] not in ("tap", "long_press"):
+            continue
+        index = json.loads(function["arguments"])["index"]
+        screen = str(line["messages"][-1]["content"])
+        label = re.search(rf"^\[{index}\] \w+ \"([^\"]*)\"", screen, re.MULTILINE)
+        assert label is not None
+        named = re.match(r'(?:Tap|Long-press) "([^"]*)"', reasoning)
+        assert named is not None, reasoning
+        assert named.group(1).casefold() in label.group(1).casefold() or label.group(1).endswith(
+            "…"
+        ), (reasoning, label.group(1))
 
 
 def test_training_file_holds_no_held_out_task_seed_or_phrasing(tmp_path: Path) -> None:
