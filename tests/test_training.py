@@ -125,14 +125,18 @@ def test_completion_is_the_templates_assistant_turn(demos: Path, tiny_dir: Path)
         prompt, completion = renderer.render(demo)
         call = demo.target["tool_calls"][0]["function"]
         assert prompt.startswith(BOS + "<|System|>") and completion.endswith(EOS)
+        # with thinking on, the oracle's sentence is the thinking, closed before the call
+        thinking = demo.target.get("reasoning_content", "")
+        said = thinking + "</think>" if demo.thinking else ""
         if demo.thinking:
-            assert prompt.endswith("<|Bot|><think>") and completion.startswith("</think>")
+            assert thinking and prompt.endswith("<|Bot|><think>")
         else:
-            assert prompt.endswith("<|Bot|></think>") and completion.startswith("<tool_call>")
+            assert not thinking and prompt.endswith("<|Bot|></think>")
+        assert completion.startswith(said + demo.target["content"] + "<tool_call>")
         # The serving parser reads back exactly the oracle's call from the completion.
         schemas = {t["function"]["name"]: t["function"]["parameters"] for t in demo.tools}
         calls, rest = split_tool_calls(completion.removesuffix(EOS), schemas)
-        assert rest.removeprefix("</think>") == ""
+        assert rest == said + demo.target["content"]
         assert [(c.name, c.arguments) for c in calls] == [
             (call["name"], json.loads(call["arguments"]))
         ]
