@@ -30,6 +30,18 @@ def read_lines(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
+def listed(line: dict[str, Any]) -> list[tuple[int, str]]:
+    """The (index, label) of each element the line's screen lists, in order."""
+    screen = str(line["messages"][-1]["content"])
+    found = re.findall(r"^\[(\d+)\] \w+ \"([^\"]*)\"", screen, re.MULTILINE)
+    return [(int(index), label) for index, label in found]
+
+
+def tapped_index(line: dict[str, Any]) -> int:
+    index: int = json.loads(line["target"]["tool_calls"][0]["function"]["arguments"])["index"]
+    return index
+
+
 def states_goal(line: dict[str, Any], goal: str) -> bool:
     """The user turn opens with this goal (a goal may span several lines)."""
     return str(line["messages"][-1]["content"]).startswith(f"Goal: {goal}\n\n")
@@ -92,11 +104,8 @@ def test_thinking_names_the_row_before_the_call_picks_its_index(
         f'Tap "complete box" by "{title}".',
         "The goal is reached.",
     ]
-    tap = lines[1]
-    screen = str(tap["messages"][-1]["content"])
-    index = json.loads(tap["target"]["tool_calls"][0]["function"]["arguments"])["index"]
-    shown = re.findall(r"^\[(\d+)\] \w+ \"([^\"]*)\"", screen, re.MULTILINE)
-    position = [int(i) for i, _ in shown].index(index)
+    shown = listed(lines[1])
+    position = [index for index, _ in shown].index(tapped_index(lines[1]))
     assert shown[position][1] == "complete box"
     assert shown[position - 1][1] == title  # the row's title comes right before its box
 
@@ -109,18 +118,15 @@ def test_every_tap_s_reasoning_names_the_element_it_taps(task: Task, tmp_path: P
     assert lines is not None
     for line in lines:
         reasoning = line["target"]["reasoning_content"]
-        function = line["target"]["tool_calls"][0]["function"]
-        if function["name"] not in ("tap", "long_press"):
+        if line["target"]["tool_calls"][0]["function"]["name"] not in ("tap", "long_press"):
             continue
-        index = json.loads(function["arguments"])["index"]
-        screen = str(line["messages"][-1]["content"])
-        label = re.search(rf"^\[{index}\] \w+ \"([^\"]*)\"", screen, re.MULTILINE)
-        assert label is not None
+        label = dict(listed(line))[tapped_index(line)].casefold()
         named = re.match(r'(?:Tap|Long-press) "([^"]*)"', reasoning)
         assert named is not None, reasoning
-        assert named.group(1).casefold() in label.group(1).casefold() or label.group(1).endswith(
-            "…"
-        ), (reasoning, label.group(1))
+        target = named.group(1).casefold()
+        # a long label is cut short on screen: then the target starts with what it shows
+        cut = label.endswith("…") and target.startswith(label.removesuffix("…"))
+        assert target in label or cut, (reasoning, label)
 
 
 def test_training_file_holds_no_held_out_task_seed_or_phrasing(tmp_path: Path) -> None:
