@@ -113,7 +113,8 @@ def plan_demo_episodes(
                     replace(
                         episode,
                         detour=True,
-                        thinking=not episode.thinking,
+                        # mixed: the detour takes the other mode, so each task and seed has both
+                        thinking=not episode.thinking if thinking == "mixed" else episode.thinking,
                         reworded=reword.random() < 0.5,
                     )
                 )

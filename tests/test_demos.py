@@ -183,6 +183,18 @@ def test_repeated_decisions_are_all_written_in_order_by_any_number_of_workers(
     assert requests == 3 * [line["messages"] for line in read_lines(tmp_path / "one.jsonl")]
 
 
+def test_a_thinking_mode_asked_for_holds_for_detours_too() -> None:
+    """`--demo-thinking off` must give a file with no thinking in it, detours included; only
+    `mixed` gives a detour the other mode than its task and seed's start."""
+    tasks = [TASKS_BY_NAME["SystemWifiTurnOn"], TASKS_BY_NAME["ClockAlarmAdd"]]
+    for mode, wanted in (("off", {False}), ("on", {True})):
+        episodes = plan_demo_episodes(tasks, range(100, 104), mode, detours=True)
+        assert {e.thinking for e in episodes} == wanted
+    mixed = plan_demo_episodes(tasks, range(100, 104), "mixed", detours=True)
+    starts, detours = mixed[::2], mixed[1::2]
+    assert all(d.detour and d.thinking != s.thinking for s, d in zip(starts, detours, strict=True))
+
+
 def test_detour_episodes_show_the_way_back(tmp_path: Path) -> None:
     tasks = [TASKS_BY_NAME["SystemWifiTurnOn"], TASKS_BY_NAME["ClockAlarmAdd"]]
     episodes = plan_demo_episodes(tasks, range(100, 103), "on", detours=True)
