@@ -117,9 +117,9 @@ def test_every_tap_s_reasoning_names_the_element_it_taps(task: Task, tmp_path: P
     lines = record_episode(DemoEpisode(task, 100, 0, thinking=True, detour=True), tmp_path)
     assert lines is not None
     for line in lines:
-        reasoning = line["target"]["reasoning_content"]
         if line["target"]["tool_calls"][0]["function"]["name"] not in ("tap", "long_press"):
             continue
+        reasoning = line["target"]["reasoning_content"]
         label = dict(listed(line))[tapped_index(line)].casefold()
         named = re.match(r'(?:Tap|Long-press) "([^"]*)"', reasoning)
         assert named is not None, reasoning
