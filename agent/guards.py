@@ -18,7 +18,11 @@ or clean, explained stops. Each one leaves a GuardNote (kind + reason) in the tr
   when that is more; a stated count also allows that many of any other action in a row. A
   run counts as one action that changed nothing. Anything else repeated on an unchanged screen
   (a tap on a title, a key, a swipe, a back-and-forth cycle, a run past its bound) is handled
-  as a loop, as before.
+  as a loop, as before. Work done item by item shows the same screens for each item (a
+  "Delete this recipe?" dialog dumps the same whichever recipe it is about), while the list it
+  returns to has changed. So an action counts as repeated only when no screen the episode had
+  not shown before came up since it was tried: a back-and-forth between two pages is caught
+  on its second round, when both pages are known.
 - answers: a `task_complete` answer that no screen of the episode showed (nor the goal) is
   pushed back once: small models answer a question as soon as the app opens, with a value
   made up or read from the wrong row. An answer may be worked out rather than read (a count,
@@ -291,7 +295,9 @@ class Guards:
         self._no_op_streak = 0
         self._escalated = False
         self._think_next = False
-        self._attempted: set[tuple[str, str]] = set()
+        # (screen, action) tried -> the count of new screens shown by then
+        self._attempted: dict[tuple[str, str], int] = {}
+        self._screens_shown: set[str] = set()
         self._run: _Run | None = None
         self._agent_changes: dict[tuple[str, str], _Change] = {}
         self._undo_blocked = False
@@ -327,12 +333,14 @@ class Guards:
             if flip is not None:
                 return flip
         notes: list[GuardNote] = []
+        self._screens_shown.add(screen.signature)
+        progress = len(self._screens_shown)
         key = (screen.signature, _action_key(action))
-        if key in self._attempted:
+        if self._attempted.get(key, -1) == progress:
             in_a_row = self._run.length if self._run is not None and self._run.key == key else 0
             deliberate = 0 < in_a_row < self._run_bound(action, target)
             if not deliberate:
-                self._attempted.add(key)
+                self._attempted[key] = progress
                 return self._escalate_or_stop(
                     GuardNote(kind="repeat", reason=f"{described} again on the same screen"),
                     prompt.repeated_action(described),
@@ -344,7 +352,7 @@ class Guards:
                     reason=f"{described} {in_a_row + 1} times in a row: allowed as deliberate",
                 )
             )
-        self._attempted.add(key)
+        self._attempted[key] = progress
         word = risky_word(action, target)
         decision = GuardDecision("allow") if word is None else self._review_risky(described, word)
         decision.notes[:0] = notes

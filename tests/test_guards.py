@@ -148,6 +148,23 @@ def test_repeating_an_action_on_the_same_screen_escalates_once_then_stops() -> N
     assert (last.verdict, last.stop_reason) == ("stop", "stuck")
 
 
+def test_the_same_dialog_for_the_next_item_is_work_not_a_repeat() -> None:
+    """Deleting item by item shows the same confirmation each time; the list between them is
+    new (one item fewer), so confirming again is allowed, and only confirming again with
+    nothing new shown since is a repeat."""
+    guards = Guards("Delete the Display and Battery entries")
+    listing, dialog = screen_of("settings"), screen_of("network")
+    confirm = element(dialog, "Wi-Fi")
+    assert guards.review(Tap(index=confirm.index), confirm, dialog).verdict == "allow"
+    shorter = with_rows(listing, {"Display": ("Battery", False)})
+    assert shorter.signature != listing.signature
+    battery = element(shorter, "Battery")
+    assert guards.review(Tap(index=battery.index), battery, shorter).verdict == "allow"
+    assert guards.review(Tap(index=confirm.index), confirm, dialog).verdict == "allow"
+    again = guards.review(Tap(index=confirm.index), confirm, dialog)
+    assert [note.kind for note in again.notes] == ["repeat", "escalation"]
+
+
 def test_streak_of_actions_that_change_nothing_escalates_then_stops() -> None:
     guards = Guards("Open battery details", max_no_op_streak=2)
     screen = screen_of()

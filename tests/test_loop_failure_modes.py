@@ -174,12 +174,13 @@ def test_back_and_forth_loop_stops_as_stuck(tmp_path: Path) -> None:
     episode = run_scripted(
         "Open the display settings and read them",
         device,
-        [call("open_app", name="Settings"), tap(NETWORK), back, tap(NETWORK), tap(NETWORK)],
+        [call("open_app", name="Settings"), tap(NETWORK), back, tap(NETWORK), back, back],
         tmp_path / "run.jsonl",
     )
-    assert (episode.result.stop_reason, episode.result.steps) == ("stuck", 5)
-    assert episode.guard_kinds[3] == ["repeat", "escalation"]
-    assert episode.server.chat_requests[4].thinking is True
+    # the first return to Settings came from a page not seen before; the second round is a loop
+    assert (episode.result.stop_reason, episode.result.steps) == ("stuck", 6)
+    assert episode.guard_kinds[4] == ["repeat", "escalation"]
+    assert episode.server.chat_requests[5].thinking is True
 
 
 def test_repeating_a_dead_tap_stops_as_stuck(tmp_path: Path) -> None:
