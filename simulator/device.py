@@ -17,6 +17,7 @@ from simulator.display import HEIGHT, SCREEN, WIDTH
 from simulator.faults import DUMP_ERRORS, FaultConfig
 from simulator.runtime import Phone
 from simulator.state import LAUNCHER, StateError, build_state
+from simulator.system_ui import KEYBOARD
 from simulator.view import (
     Handler,
     View,
@@ -96,12 +97,26 @@ class Simulator:
                 windows.append(Window(window.package, root, window.modal, window.touchable))
         return windows
 
+    def dumped_windows(self) -> list[Window]:
+        """The windows `uiautomator dump` shows. With a dialog up it dumps the dialog's window,
+        as real dumps of a dialog do, and not the page under it (which takes no touch while
+        the dialog shows) nor the status bar; the keyboard and a toast drawn above it stay."""
+        windows = self.visible_windows()
+        modal = [z for z, window in enumerate(windows) if window.modal]
+        if not modal:
+            return windows
+        return [
+            window
+            for window in windows[modal[-1] :]
+            if window.modal or window.package == KEYBOARD or not window.touchable
+        ]
+
     def dump_xml(self) -> str:
         if self.faults.dump_failure and self._random.random() < self.faults.dump_failure:
             raise DeviceError(self._random.choice(DUMP_ERRORS))
         if self._stale:
             return self._stale.pop(0)
-        windows = self.visible_windows()
+        windows = self.dumped_windows()
         if self._sliding:
             self._sliding = False
             windows = self._mid_transition(windows)
@@ -261,7 +276,7 @@ class Simulator:
 
     def _act(self, action: Callable[[], object]) -> None:
         """Run an input's effect, then roll the faults that follow a change of screen."""
-        before_xml = dump(self.visible_windows()) if self.faults.slow_transition else ""
+        before_xml = dump(self.dumped_windows()) if self.faults.slow_transition else ""
         navigations = self._phone.navigations
         foreground = self._phone.foreground
         action()

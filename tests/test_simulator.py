@@ -626,3 +626,20 @@ def test_a_toast_shows_after_a_message_is_sent_and_lets_taps_through() -> None:
         root, '//node[@resource-id="com.google.android.apps.messaging:id/compose_message_text"]'
     )
     assert draft[0].get("text") == " " and toast(sim) is None
+
+
+def test_a_dump_of_a_dialog_holds_the_dialog_alone_and_the_page_comes_back() -> None:
+    """Real dumps of a dialog hold its window alone: a page under it takes no touch, so its
+    tabs and buttons must not be offered (a tap on one would only close the dialog)."""
+    sim = Simulator(state={"foreground": CLOCK}, seed=0)
+    page = [element.label for element in Screen.parse(sim.dump_xml()).elements]
+    assert {"Add alarm", "Timer"} <= set(page)
+    sim.tap_on("Add alarm")
+    dialog = Screen.parse(sim.dump_xml())
+    labels = [element.label for element in dialog.elements]
+    assert dialog.app == CLOCK
+    assert {"Select time", "Cancel", "OK"} <= set(labels)
+    assert not set(page) & set(labels)
+    assert "9:41" not in labels  # nor the status bar: the dump's screen is the dialog's window
+    sim.press_key("back")
+    assert [element.label for element in Screen.parse(sim.dump_xml()).elements] == page
