@@ -17,7 +17,7 @@ given only on a screen that shows it (as the agent's answer guard asks), so a ta
 another page of its app, or with its list scrolled away, goes looking for it first. A page's
 title, which carries the label of the item that led there, is not taken for that item. A tap
 on a switch or checkbox that left it as it was, and either closed something or brought up
-nothing the plan acts on next (a dialog over the page took the tap), is played again. A
+nothing the plan acts on next (a tap lost to something over the page), is played again. A
 remember step is found like any other (its target is the value to read) and written as a
 `Remember:` line beside the next step's call, which is how the model is shown to keep what it
 will need once it has left that screen. Every reply also carries, as its reasoning, one
@@ -330,7 +330,7 @@ class OraclePolicy:
 
     def _replay_untaken_toggle(self, screen: Screen) -> None:
         """Step back to the switch just tapped when it is as it was and either the tap closed
-        something (a dialog over the page took it: elements are gone) or the screen does not
+        something (something over the page took it: elements are gone) or the screen does not
         show what the plan taps next (a switch that asks for confirmation first shows the
         plan's next target, and takes nothing away)."""
         toggle, self._toggle = self._toggle, None
