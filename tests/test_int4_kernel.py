@@ -22,12 +22,29 @@ GROUP = 64
 ROWS, COLUMNS = 192, 512
 
 
-@pytest.fixture(scope="module")
-def kernel() -> int4_kernel.KernelStatus:
-    loaded = int4_kernel.load()
+# Every build this CPU runs (AVX-512 and AVX-512 VNNI on a VNNI CPU), each test run on each.
+MACHINE_VARIANTS, UNSUPPORTED = int4_kernel.machine_variants()
+
+
+@pytest.fixture(scope="module", params=MACHINE_VARIANTS or [None])
+def kernel(request: pytest.FixtureRequest) -> int4_kernel.KernelStatus:
+    if request.param is None:
+        pytest.skip(f"our int4 kernel does not run here: {int4_kernel.load().reason}")
+    loaded = int4_kernel.load_variant(request.param)
     if not loaded.available:
         pytest.skip(f"our int4 kernel does not run here: {loaded.reason}")
     return loaded
+
+
+def _mm(
+    kernel: int4_kernel.KernelStatus,
+    x: torch.Tensor,
+    packed: torch.Tensor,
+    scale_zero: torch.Tensor,
+    group_size: int,
+) -> torch.Tensor:
+    assert kernel.variant is not None
+    return int4_kernel.int4_mm(x, packed, scale_zero, group_size, kernel.variant)
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +70,7 @@ def _relative_error(out: torch.Tensor, expected: torch.Tensor) -> float:
 @pytest.mark.parametrize("rows", [1, 2, 3, 4, 5, 9])
 def test_it_computes_what_torchs_kernel_computes(kernel, weight, rows: int) -> None:
     x = torch.randn(rows, COLUMNS, generator=torch.Generator().manual_seed(rows)).bfloat16()
-    ours = int4_kernel.int4_mm(x, weight["packed"], weight["scale_zero"], GROUP)
+    ours = _mm(kernel, x, weight["packed"], weight["scale_zero"], GROUP)
     tinygemm = int4pack.tinygemm_mm(x, weight["packed"], weight["scale_zero"], GROUP)
     expected = x.double() @ weight["reference"].t()
     assert ours.dtype == torch.bfloat16 and ours.shape == (rows, ROWS)
@@ -71,7 +88,7 @@ def test_rounding_activations_to_16_bits_costs_less_than_their_bf16_rounding(
     x = torch.randn(3, COLUMNS, generator=torch.Generator().manual_seed(3), dtype=torch.float64)
     x[:, ::GROUP] *= 1000.0
     expected = x @ weight["reference"].t()
-    ours = int4_kernel.int4_mm(x.float(), weight["packed"], weight["scale_zero"], GROUP)
+    ours = _mm(kernel, x.float(), weight["packed"], weight["scale_zero"], GROUP)
     scaled, offsets = weight["parts"]
     rounded = int4_kernel.rounded_activations(x.float().double(), GROUP)
     its_own_rounding = rounded @ scaled.t() + x.float().double() @ offsets.t()
@@ -83,18 +100,20 @@ def test_rounding_activations_to_16_bits_costs_less_than_their_bf16_rounding(
 
 def test_zero_activations_give_exact_zeros(kernel, weight) -> None:
     x = torch.zeros(2, COLUMNS, dtype=torch.bfloat16)
-    out = int4_kernel.int4_mm(x, weight["packed"], weight["scale_zero"], GROUP)
+    out = _mm(kernel, x, weight["packed"], weight["scale_zero"], GROUP)
     assert torch.equal(out, torch.zeros(2, ROWS, dtype=torch.bfloat16))
 
 
 def test_mismatched_shapes_are_refused_with_the_reason(kernel, weight) -> None:
     with pytest.raises(RuntimeError, match="columns, x has 256"):
-        int4_kernel.int4_mm(
-            torch.zeros(1, 256).bfloat16(), weight["packed"], weight["scale_zero"], GROUP
-        )
+        _mm(kernel, torch.zeros(1, 256).bfloat16(), weight["packed"], weight["scale_zero"], GROUP)
     with pytest.raises(RuntimeError, match=r"scale_zero must be \[K / group_size, N, 2\]"):
-        int4_kernel.int4_mm(
-            torch.zeros(1, COLUMNS).bfloat16(), weight["packed"], weight["scale_zero"], GROUP * 2
+        _mm(
+            kernel,
+            torch.zeros(1, COLUMNS).bfloat16(),
+            weight["packed"],
+            weight["scale_zero"],
+            GROUP * 2,
         )
 
 
@@ -139,7 +158,7 @@ def test_the_ninja_of_a_virtualenv_that_is_not_activated_is_found(
 def test_fp32_scales_serve_fp32_activations(kernel, weight) -> None:
     x = torch.randn(2, COLUMNS, generator=torch.Generator().manual_seed(8))
     scale_zero = weight["scale_zero"].float()
-    ours = int4_kernel.int4_mm(x, weight["packed"], scale_zero, GROUP)
+    ours = _mm(kernel, x, weight["packed"], scale_zero, GROUP)
     expected = x.double() @ weight["reference"].t()
     assert ours.dtype == torch.float32
     assert _relative_error(ours, expected) < 1e-4
@@ -158,8 +177,9 @@ def test_a_lock_left_by_a_killed_build_is_cleared_and_a_live_one_kept(tmp_path) 
 
 
 def test_the_library_is_built_per_instruction_set_and_torch_version() -> None:
-    names = {int4_kernel.build_directory(variant).name for variant in ("avx2", "avx512")}
-    assert len(names) == 2
+    variants = ("avx2", "avx512", "avx512_vnni")
+    names = {int4_kernel.build_directory(variant).name for variant in variants}
+    assert len(names) == 3
     assert all(name.endswith(f"-torch-{torch.__version__}") for name in names)
 
 
@@ -168,7 +188,7 @@ def test_its_only_rounding_is_the_documented_one(kernel, weight) -> None:
     the zero-point term (a group's sum of x); what is left is fp32 arithmetic."""
     x = torch.randn(3, COLUMNS, generator=torch.Generator().manual_seed(5), dtype=torch.float64)
     x[:, 7::GROUP] *= 300.0
-    ours = int4_kernel.int4_mm(x.float(), weight["packed"], weight["scale_zero"].float(), GROUP)
+    ours = _mm(kernel, x.float(), weight["packed"], weight["scale_zero"].float(), GROUP)
     x32 = x.float().double()
     rounded = int4_kernel.rounded_activations(x.float(), GROUP).double()
     scaled, offsets = weight["parts"]
@@ -198,12 +218,12 @@ def test_dequantized_rows_are_torchs_dequantization_rounded_once(kernel, weight,
         layout,
     )
     ours = int4_kernel.dequantize_rows(
-        weight["packed"], scale_zero, GROUP, block, 3 * block, torch.float32
+        weight["packed"], scale_zero, GROUP, block, 3 * block, torch.float32, kernel.variant
     )
     assert torch.equal(ours, exact)
     assert torch.equal(ours, weight["reference"][block : 3 * block].t())
     in_bf16 = int4_kernel.dequantize_rows(
-        weight["packed"], scale_zero, GROUP, block, 3 * block, torch.bfloat16
+        weight["packed"], scale_zero, GROUP, block, 3 * block, torch.bfloat16, kernel.variant
     )
     assert in_bf16.dtype == torch.bfloat16
     assert torch.equal(in_bf16, exact.bfloat16())
@@ -212,5 +232,58 @@ def test_dequantized_rows_are_torchs_dequantization_rounded_once(kernel, weight,
 def test_dequantizing_part_of_a_block_is_refused_with_the_reason(kernel, weight) -> None:
     with pytest.raises(RuntimeError, match="must be whole blocks of"):
         int4_kernel.dequantize_rows(
-            weight["packed"], weight["scale_zero"], GROUP, 0, 16, torch.float32
+            weight["packed"], weight["scale_zero"], GROUP, 0, 16, torch.float32, kernel.variant
         )
+
+
+def test_the_fastest_build_the_cpu_runs_comes_first() -> None:
+    avx512 = {"avx2", "fma", "avx512f", "avx512bw"}
+    vnni = avx512 | {"avx512_vnni", "avx512vbmi"}
+    layout = int4pack.AVX512_LAYOUT
+    assert int4_kernel.variants_for(layout, vnni) == ["avx512_vnni", "avx512"]
+    assert int4_kernel.variants_for(layout, avx512) == ["avx512"]
+    # VNNI without VBMI (Cascade Lake) has no byte permute across the vector: AVX-512BW.
+    assert int4_kernel.variants_for(layout, avx512 | {"avx512_vnni"}) == ["avx512"]
+    assert int4_kernel.variants_for(int4pack.AVX2_LAYOUT, vnni) == ["avx2"]
+    portable = int4pack.PackLayout(block_rows=32, half_split=False)
+    assert int4_kernel.variants_for(portable, vnni) == []
+
+
+def _loaded_builds() -> list[int4_kernel.KernelStatus]:
+    builds = int4_kernel.loadable_variants()
+    if len(builds) < 2:
+        pytest.skip(
+            f"one build of our kernel or none runs here ({MACHINE_VARIANTS or UNSUPPORTED})"
+        )
+    return builds
+
+
+@pytest.mark.parametrize("group", [GROUP, 18], ids=["group-64", "group-18"])
+def test_every_build_for_one_layout_gives_the_same_bits(group: int) -> None:
+    """The VNNI build sums the same integers in fewer instructions: its output is the AVX-512BW
+    build's, bit for bit, for bf16 and fp32 activations; a group that is no multiple of 4 takes
+    the two-column loop in both."""
+    builds = _loaded_builds()
+    generator = torch.Generator().manual_seed(group)
+    rows, columns = 128, group * 4
+    values = torch.randint(0, 16, (rows, columns), dtype=torch.uint8, generator=generator)
+    scales = (torch.rand(rows, columns // group, generator=generator) * 0.02).bfloat16()
+    zeros = (torch.randn(rows, columns // group, generator=generator) * 0.02).bfloat16()
+    packed = int4pack.repack_rows_(int4pack.pack_portable(values))
+    scale_zero = int4pack.scales_and_zeros(scales, zeros)
+    for count in (1, 2, 3, 5):
+        x = torch.randn(count, columns, generator=generator)
+        for dtype in (torch.bfloat16, torch.float32):
+            outs = [
+                _mm(build, x.to(dtype), packed, scale_zero.to(dtype), group) for build in builds
+            ]
+            assert all(torch.equal(out, outs[0]) for out in outs[1:]), (count, dtype)
+    reference = int4pack.dequantize_portable(int4pack.pack_portable(values), scales, zeros, group)
+    x = torch.randn(2, columns, generator=generator)
+    assert (
+        _relative_error(
+            _mm(builds[0], x, packed, scale_zero.float(), group),
+            x.double() @ reference.double().t(),
+        )
+        < 1e-4
+    )

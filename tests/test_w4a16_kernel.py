@@ -110,9 +110,7 @@ def _plans_this_cpu_runs() -> list[int4pack.KernelPlan]:
     """Every few-row kernel and GEMM precision this machine can execute, forced one by one."""
     layout = int4pack.native_layout()
     few_rows: list[int4pack.FewRowKernelName] = ["tinygemm"]
-    ours = int4_kernel.load()
-    if ours.variant is not None:
-        few_rows.append(ours.variant)
+    few_rows += [build.variant for build in int4_kernel.loadable_variants() if build.variant]
     return [
         int4pack.KernelPlan(layout, kernel, threshold, gemm, "forced by the test")
         for kernel, threshold in (
@@ -221,6 +219,8 @@ def test_shapes_the_kernel_cannot_take_are_refused() -> None:
 AVX512_LAYOUT = int4pack.AVX512_LAYOUT
 BUILT = int4_kernel.KernelStatus(True, "built for this AVX2 CPU", "avx2")
 BUILT_AVX512 = int4_kernel.KernelStatus(True, "built for this AVX-512 CPU", "avx512")
+BUILT_VNNI = int4_kernel.KernelStatus(True, "built for this AVX-512 VNNI CPU", "avx512_vnni")
+VNNI_FLAGS = {"avx512_vnni", "avx512vbmi"}
 NO_COMPILER = int4_kernel.KernelStatus(False, "no C++ compiler on PATH to build it")
 
 
@@ -235,22 +235,30 @@ NO_COMPILER = int4_kernel.KernelStatus(False, "no C++ compiler on PATH to build 
             torch.bfloat16,
             ("avx2", 256, torch.float32),
         ),
-        # AVX-512 with BF16 (AMD Zen 4, Intel Cooper Lake): ours for AVX-512, and from far
+        # AVX-512 with BF16, VNNI and VBMI (AMD Zen 4): ours for AVX-512 VNNI, and from far
         # fewer rows than on AVX2 the bf16 GEMM, which the hardware makes cheap.
         (
-            {"avx2", "fma", "avx512f", "avx512bw", "avx512_bf16"},
+            {"avx2", "fma", "avx512f", "avx512bw", "avx512_bf16", *VNNI_FLAGS},
+            AVX512_LAYOUT,
+            BUILT_VNNI,
+            torch.bfloat16,
+            ("avx512_vnni", 32, torch.bfloat16),
+        ),
+        # AVX-512 with BF16 but no VBMI (Intel Cooper Lake): the AVX-512BW build, the same GEMM.
+        (
+            {"avx2", "fma", "avx512f", "avx512bw", "avx512_bf16", "avx512_vnni"},
             AVX512_LAYOUT,
             BUILT_AVX512,
             torch.bfloat16,
             ("avx512", 32, torch.bfloat16),
         ),
-        # AMX (Intel Sapphire Rapids and later): the same.
+        # AMX (Intel Sapphire Rapids and later): the same as Zen 4.
         (
-            {"avx2", "fma", "avx512f", "avx512bw", "avx512_bf16", "amx_tile", "amx_bf16"},
+            {"avx2", "fma", "avx512f", "avx512bw", "avx512_bf16", *VNNI_FLAGS, "amx_tile"},
             AVX512_LAYOUT,
-            BUILT_AVX512,
+            BUILT_VNNI,
             torch.bfloat16,
-            ("avx512", 32, torch.bfloat16),
+            ("avx512_vnni", 32, torch.bfloat16),
         ),
         # No compiler: torch's kernel, which turns to the GEMM at fewer rows.
         (
@@ -277,7 +285,15 @@ NO_COMPILER = int4_kernel.KernelStatus(False, "no C++ compiler on PATH to build 
             ("tinygemm", 64, torch.float32),
         ),
     ],
-    ids=["avx2", "avx512-bf16", "amx", "no-compiler", "fp32-on-avx512", "fp16-on-avx2"],
+    ids=[
+        "avx2",
+        "avx512-vnni-bf16",
+        "avx512-bf16",
+        "amx",
+        "no-compiler",
+        "fp32-on-avx512",
+        "fp16-on-avx2",
+    ],
 )
 def test_the_plan_for_each_cpu_class(
     flags: set[str],

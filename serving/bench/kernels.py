@@ -3,11 +3,11 @@
 Every int4 matrix a token passes through in the served model (fused q/k/v, attention output,
 fused gate/up, down, the tied output head), with random weights in torch's packed layout, is
 multiplied by each kernel at a few row counts: torch's `_weight_int4pack_mm_for_cpu`
-(`tinygemm`), ours (`avx2` or `avx512`, where it runs on this machine) and dequantize + GEMM
-(`dequantize`, the prefill path, with our dequantizer where our kernel runs). Each time is a
-median; the per-token figure adds the matrices up, each as many times as the model has it. The
-kernels run interleaved, one call each in turn, so a change in the machine's load touches them
-alike.
+(`tinygemm`), each build of ours this machine runs (`avx2`, `avx512`, `avx512_vnni`) and
+dequantize + GEMM (`dequantize`, the prefill path, with our dequantizer where our kernel runs).
+Each time is a median; the per-token figure adds the matrices up, each as many times as the
+model has it. The kernels run interleaved, one call each in turn, so a change in the machine's
+load touches them alike.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ class KernelBenchReport(BaseModel):
     group_size: int
     threads: int
     repeat: int
-    our_kernel: str  # the instruction set it was built for, or why it does not run
+    our_kernel: str  # the instruction sets of the builds timed, or why none runs
     matrices: list[Matrix]
     timings: list[KernelTiming]
     per_token: list[PerToken]
@@ -62,18 +62,22 @@ def token_matrices(config: SparkConfig) -> list[Matrix]:
 
 
 def _kernels() -> tuple[dict[str, Kernel], str]:
+    """The kernels to time: torch's, every build of ours this CPU runs (the fastest first),
+    and the prefill path as the plan runs it."""
     kernels: dict[str, Kernel] = {"tinygemm": int4pack.tinygemm_mm}
-    loaded = int4_kernel.load()
-    if loaded.variant is not None:
-        kernels[loaded.variant] = int4_kernel.int4_mm
+    builds = [(s.variant, s.label) for s in int4_kernel.loadable_variants() if s.variant]
+    for variant, _ in builds:
+        kernels[variant] = functools.partial(int4_kernel.int4_mm, variant=variant)
     plan = int4pack.machine_plan("adaptive", torch.bfloat16)
     kernels["dequantize"] = functools.partial(
         int4pack.dequantized_matmul,
         layout=plan.layout,
         compute=plan.prefill_dtype,
-        our_dequantizer=loaded.variant is not None,
+        dequantizer=builds[0][0] if builds else None,
     )
-    return kernels, loaded.label if loaded.variant is not None else loaded.reason
+    if not builds:
+        return kernels, int4_kernel.load().reason
+    return kernels, ", ".join(label for _, label in builds)
 
 
 def _interleaved_medians(calls: dict[str, Callable[[], object]], repeat: int) -> dict[str, float]:

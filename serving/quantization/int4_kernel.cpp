@@ -6,7 +6,7 @@
 // embedding lookup are unchanged and no weight is stored twice. torch packs for the instruction
 // set it runs with, and this file is compiled for the matching one (the build chooses):
 //   AVX2      blocks of 32 output rows stored as [K, 16] bytes;
-//   AVX-512BW blocks of 64 output rows stored as [K, 32] bytes;
+//   AVX-512BW blocks of 64 output rows stored as [K, 32] bytes (also the VNNI build's layout);
 // byte j of a block's column holds row j in its low nibble and row j + rows / 2 in its high one.
 //
 // x is rounded to 16-bit integers (at most 32639 in magnitude), one scale per group, finer than
@@ -18,6 +18,9 @@
 //   y[r] = sum_g scale[g, r] xscale[g] sum_{k in g} q[k, r] xq[k]
 //          + (zero[g, r] - 8 scale[g, r]) sum_{k in g} x[k]
 // (the 32-bit sums cannot overflow: 15 * 32639 * group_size < 2^31 for groups up to 4096).
+// Built with AVX512-VNNI and VBMI (Ice Lake and later Intel cores, AMD Zen 4 and later), four
+// columns are regrouped instead and multiplied with vpdpbusd straight into 32-bit sums; the
+// integer sums are the same, so the result is bit for bit the AVX-512BW build's.
 
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
@@ -253,6 +256,85 @@ void block_product(
       store_floats(y + t * y_stride + block * kBlockRows + v * kRowsPerVector, total[t][v]);
 }
 
+#if defined(__AVX512VNNI__) && defined(__AVX512VBMI__)
+// With VNNI, vpdpbusd multiplies four unsigned bytes by four signed bytes and adds the four
+// products to a 32-bit lane, so four adjacent columns are regrouped with one byte permute (VBMI)
+// into lanes of one byte row each, and no 16-bit sums or widening are needed. Of the 128 bytes
+// of four columns, byte 4 r + c of permute `half` is byte 16 half + r of column c, which sits at
+// 32 c + 16 half + r.
+struct QuadIndex {
+  alignas(64) uint8_t bytes[2][64];
+  constexpr QuadIndex() : bytes{} {
+    for (int half = 0; half < 2; ++half)
+      for (int r = 0; r < 16; ++r)
+        for (int c = 0; c < 4; ++c)
+          bytes[half][4 * r + c] = static_cast<uint8_t>(c * 32 + half * 16 + r);
+  }
+};
+constexpr QuadIndex kQuadIndex{};
+
+// Columns k to k + 3 of a block as four vectors of 32-bit lanes, one row a lane, in row order:
+// rows 0-15, 16-31 (low nibbles), 32-47, 48-63 (high nibbles).
+inline void quad_columns(const uint8_t* columns, Ints w[4]) {
+  const __m512i first = _mm512_loadu_si512(columns);
+  const __m512i second = _mm512_loadu_si512(columns + 64);
+  for (int half = 0; half < 2; ++half) {
+    const __m512i index = _mm512_load_si512(kQuadIndex.bytes[half]);
+    const __m512i quads = _mm512_permutex2var_epi8(first, index, second);
+    w[half] = low_nibbles(quads);
+    w[2 + half] = high_nibbles(quads);
+  }
+}
+
+// `block_product` for group sizes that are multiples of 4, on vpdpbusd.
+template <int Tile, typename Pair>
+void block_product_vnni(const uint8_t* packed_block, const Pair* scale_zero,
+                        const int8_t* x_high, const int8_t* x_low, const float* x_group_scales,
+                        const float* x_group_sums, int64_t block, int64_t k_size, int64_t n_size,
+                        int64_t group_size, float* y, int64_t y_stride) {
+  const int64_t groups = k_size / group_size;
+  Floats total[Tile][4];
+  for (int t = 0; t < Tile; ++t)
+    for (int v = 0; v < 4; ++v) total[t][v] = zero_floats();
+  for (int64_t g = 0; g < groups; ++g) {
+    // Per row vector: the 32-bit sums of q times x's high bytes and times its low bytes.
+    Ints high[Tile][4], low[Tile][4];
+    for (int t = 0; t < Tile; ++t)
+      for (int v = 0; v < 4; ++v) high[t][v] = low[t][v] = zero_ints();
+    for (int64_t k = g * group_size; k < (g + 1) * group_size; k += 4) {
+      Ints w[4];
+      quad_columns(packed_block + k * kBlockBytes, w);
+      for (int t = 0; t < Tile; ++t) {
+        int32_t high_quad, low_quad;
+        std::memcpy(&high_quad, x_high + t * k_size + k, sizeof(high_quad));
+        std::memcpy(&low_quad, x_low + t * k_size + k, sizeof(low_quad));
+        const Ints x_high_quad = _mm512_set1_epi32(high_quad);
+        const Ints x_low_quad = _mm512_set1_epi32(low_quad);
+        for (int v = 0; v < 4; ++v) {
+          high[t][v] = _mm512_dpbusd_epi32(high[t][v], w[v], x_high_quad);
+          low[t][v] = _mm512_dpbusd_epi32(low[t][v], w[v], x_low_quad);
+        }
+      }
+    }
+    const Pair* pairs = scale_zero + (g * n_size + block * kBlockRows) * 2;
+    for (int t = 0; t < Tile; ++t) {
+      const Floats x_scale = broadcast(x_group_scales[t * groups + g]);
+      const Floats x_sum = broadcast(x_group_sums[t * groups + g]);
+      for (int v = 0; v < 4; ++v) {
+        Floats scale, offset;
+        load_scale_offset(pairs + v * kRowsPerVector * 2, scale, offset);
+        const Ints q_dot = add_32(_mm512_slli_epi32(high[t][v], 8), low[t][v]);
+        total[t][v] = multiply_add(multiply(to_floats(q_dot), x_scale), scale, total[t][v]);
+        total[t][v] = multiply_add(offset, x_sum, total[t][v]);
+      }
+    }
+  }
+  for (int t = 0; t < Tile; ++t)
+    for (int v = 0; v < 4; ++v)
+      store_floats(y + t * y_stride + block * kBlockRows + v * kRowsPerVector, total[t][v]);
+}
+#endif
+
 // x as integers of at most kActivationLevels in magnitude, one scale per group, split into two
 // signed bytes: x_q = 256 high + low, low in [-128, 127]. One plain loop: for the few rows of
 // decode, a chain of tensor ops costs more than the arithmetic.
@@ -284,10 +366,19 @@ void tile_product(const uint8_t* packed, const Pair* scale_zero, const int8_t* x
                   int64_t k_size, int64_t n_size, int64_t group_size, float* y, int64_t y_stride) {
   const int64_t blocks = n_size / kBlockRows;
   at::parallel_for(0, blocks, 16, [&](int64_t begin, int64_t end) {
-    for (int64_t block = begin; block < end; ++block)
+    for (int64_t block = begin; block < end; ++block) {
+#if defined(__AVX512VNNI__) && defined(__AVX512VBMI__)
+      if (group_size % 4 == 0) {
+        block_product_vnni<Tile>(packed + block * kBlockRows * k_size / 2, scale_zero, x_high,
+                                 x_low, x_group_scales, x_group_sums, block, k_size, n_size,
+                                 group_size, y, y_stride);
+        continue;
+      }
+#endif
       block_product<Tile>(packed + block * kBlockRows * k_size / 2, scale_zero, x_high, x_low,
                           x_group_scales, x_group_sums, block, k_size, n_size, group_size, y,
                           y_stride);
+    }
   });
 }
 
@@ -438,14 +529,24 @@ at::Tensor dequantize_rows(const at::Tensor& packed, const at::Tensor& scale_zer
 
 }  // namespace
 
-TORCH_LIBRARY(phone_agent_int4, library) {
+// Each build registers its ops under its own namespace (the build passes it, e.g.
+// phone_agent_int4_avx512_vnni), so builds for several instruction sets load side by side in one
+// process: the tests and `bench kernels` run every one the CPU can. TORCH_LIBRARY pastes its
+// argument, so it is expanded here first.
+#ifndef PHONE_AGENT_INT4_OPS
+#error "build with -DPHONE_AGENT_INT4_OPS=<op namespace>"
+#endif
+#define OPS_LIBRARY(ns, library) TORCH_LIBRARY(ns, library)
+#define OPS_LIBRARY_IMPL(ns, library) TORCH_LIBRARY_IMPL(ns, CPU, library)
+
+OPS_LIBRARY(PHONE_AGENT_INT4_OPS, library) {
   library.def("int4_mm(Tensor x, Tensor packed, Tensor scale_zero, int group_size) -> Tensor");
   library.def(
       "dequantize_rows(Tensor packed, Tensor scale_zero, int group_size, int start, int stop, "
       "ScalarType dtype) -> Tensor");
 }
 
-TORCH_LIBRARY_IMPL(phone_agent_int4, CPU, library) {
+OPS_LIBRARY_IMPL(PHONE_AGENT_INT4_OPS, library) {
   library.impl("int4_mm", &int4_mm);
   library.impl("dequantize_rows", &dequantize_rows);
 }

@@ -3,9 +3,12 @@
 It is compiled on the machine that runs it (torch's extension builder, into our cache folder,
 keyed on torch's version and the instruction set, so later processes only load it), for the
 layout torch packs int4 weights in there: blocks of 32 rows on AVX2 (built with AVX2), blocks of
-64 rows where torch runs its AVX-512 code (built with AVX-512BW). Where torch packs otherwise
-(its portable build), the CPU lacks the instructions, or no C++ compiler is at hand, `load()`
-says why and the caller keeps torch's kernel.
+64 rows where torch runs its AVX-512 code (built with AVX-512BW, or with AVX512-VNNI and VBMI
+where the CPU has them: the same sums in fewer instructions). `load()` gives the best build the
+CPU runs; where torch packs otherwise (its portable build), the CPU lacks the instructions, or no
+C++ compiler is at hand, it says why and the caller keeps torch's kernel. Each build registers
+its ops under a namespace of its own, so every build a CPU runs can be loaded side by side
+(`loadable_variants()`, for the tests and `bench kernels`).
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import torch
 
@@ -31,7 +34,7 @@ LIBRARY_NAME = "phone_agent_int4"
 # The scale tables it reads: those of bf16 and fp32 activations (fp16 stays on torch's kernel).
 SCALE_DTYPES = (torch.bfloat16, torch.float32)
 
-Variant = Literal["avx2", "avx512"]
+Variant = Literal["avx2", "avx512", "avx512_vnni"]
 
 
 @dataclass(frozen=True)
@@ -52,6 +55,12 @@ _BUILDS: dict[Variant, _Build] = {
         frozenset({"avx2", "fma", "avx512f", "avx512bw"}),
         ("-mavx2", "-mfma", "-mavx512f", "-mavx512bw"),
         "AVX-512",
+    ),
+    "avx512_vnni": _Build(
+        64,
+        frozenset({"avx2", "fma", "avx512f", "avx512bw", "avx512_vnni", "avx512vbmi"}),
+        ("-mavx2", "-mfma", "-mavx512f", "-mavx512bw", "-mavx512vnni", "-mavx512vbmi"),
+        "AVX-512 VNNI",
     ),
 }
 # The largest integer the kernel rounds activations to (`kActivationLevels` in the source): its
@@ -78,25 +87,26 @@ class KernelStatus:
         return _BUILDS[self.variant].label if self.variant is not None else "none"
 
 
-def variant_for(layout: int4pack.PackLayout) -> Variant | None:
-    """The build that reads `layout`, if any does."""
+def variants_for(layout: int4pack.PackLayout, cpu_flags: set[str]) -> list[Variant]:
+    """The builds that read `layout` and run on a CPU with `cpu_flags`, the fastest first."""
     if not layout.half_split:
-        return None
-    matching = (name for name, build in _BUILDS.items() if build.block_rows == layout.block_rows)
-    return next(matching, None)
+        return []
+    reading = [name for name, build in _BUILDS.items() if build.block_rows == layout.block_rows]
+    return [name for name in reversed(reading) if _BUILDS[name].cpu_flags <= cpu_flags]
 
 
 def unsupported_reason(cpu_flags: set[str], layout: int4pack.PackLayout) -> str | None:
     """Why this machine should keep torch's kernel, or None when ours applies."""
-    variant = variant_for(layout)
-    if variant is None:
+    reading = [name for name, build in _BUILDS.items() if build.block_rows == layout.block_rows]
+    if not layout.half_split or not reading:
         return (
             f"torch packs int4 rows in blocks of {layout.block_rows} "
             f"{'split in halves' if layout.half_split else 'in adjacent pairs'} here (its "
             "portable build); ours reads the AVX2 and AVX-512 layouts"
         )
-    missing = sorted(_BUILDS[variant].cpu_flags - cpu_flags)
-    if missing:
+    if not variants_for(layout, cpu_flags):
+        # The simplest build for the layout names what is missing.
+        missing = sorted(_BUILDS[reading[0]].cpu_flags - cpu_flags)
         return f"the CPU lacks {', '.join(missing)}"
     if shutil.which("c++") is None and shutil.which("g++") is None:
         return "no C++ compiler on PATH to build it"
@@ -130,13 +140,36 @@ def _clear_stale_lock(lock: Path) -> None:
 
 
 @functools.cache
-def load() -> KernelStatus:
-    """Build (first time on this machine) and load the kernel; never raises."""
+def machine_variants() -> tuple[list[Variant], str | None]:
+    """The builds this CPU runs for the layout torch packs in here, the fastest first, and why
+    none applies (None when one does); builds nothing."""
     layout = int4pack.native_layout()
-    reason = unsupported_reason(set(probe_hardware().cpu_flags), layout)
-    variant = variant_for(layout)
-    if reason is not None or variant is None:
+    flags = set(probe_hardware().cpu_flags)
+    return variants_for(layout, flags), unsupported_reason(flags, layout)
+
+
+@functools.cache
+def load() -> KernelStatus:
+    """Build (first time on this machine) and load the fastest build this CPU runs; never
+    raises."""
+    variants, reason = machine_variants()
+    if reason is not None or not variants:
         return KernelStatus(False, reason or "no build reads this layout")
+    return load_variant(variants[0])
+
+
+def loadable_variants() -> list[KernelStatus]:
+    """Every build this CPU runs, loaded, the fastest first (none where `load()` says why not)."""
+    variants, reason = machine_variants()
+    if reason is not None:
+        return []
+    return [status for status in map(load_variant, variants) if status.available]
+
+
+@functools.cache
+def load_variant(variant: Variant) -> KernelStatus:
+    """Build (first time on this machine) and load one build; never raises. The caller checks
+    that the CPU runs it and that torch packs the layout it reads (`variants_for`)."""
     from torch.utils import cpp_extension
 
     build = _BUILDS[variant]
@@ -148,9 +181,14 @@ def load() -> KernelStatus:
         directory.mkdir(parents=True, exist_ok=True)
         _clear_stale_lock(directory / "lock")
         cpp_extension.load(
-            name=f"{LIBRARY_NAME}_{variant}",
+            name=_namespace(variant),
             sources=[str(SOURCE)],
-            extra_cflags=["-O3", "-fopenmp", *build.compile_flags],
+            extra_cflags=[
+                "-O3",
+                "-fopenmp",
+                f"-DPHONE_AGENT_INT4_OPS={_namespace(variant)}",
+                *build.compile_flags,
+            ],
             extra_ldflags=["-fopenmp"],
             build_directory=str(directory),
             is_python_module=False,
@@ -164,6 +202,14 @@ def load() -> KernelStatus:
     return KernelStatus(True, f"built for this {build.label} CPU", variant)
 
 
+def _namespace(variant: Variant) -> str:
+    return f"{LIBRARY_NAME}_{variant}"
+
+
+def _ops(variant: Variant) -> Any:
+    return getattr(torch.ops, _namespace(variant))
+
+
 def rounded_activations(x: torch.Tensor, group_size: int) -> torch.Tensor:
     """x as the kernel multiplies it: per group of columns, the nearest multiple of
     max|x_group| / ACTIVATION_LEVELS (in x's dtype; for error bounds and reference forwards)."""
@@ -174,15 +220,20 @@ def rounded_activations(x: torch.Tensor, group_size: int) -> torch.Tensor:
 
 
 def int4_mm(
-    x: torch.Tensor, packed: torch.Tensor, scale_zero: torch.Tensor, group_size: int
+    x: torch.Tensor,
+    packed: torch.Tensor,
+    scale_zero: torch.Tensor,
+    group_size: int,
+    variant: Variant,
 ) -> torch.Tensor:
-    """x [M, K] times the packed weight, as `_weight_int4pack_mm_for_cpu` computes it.
+    """x [M, K] times the packed weight, as `_weight_int4pack_mm_for_cpu` computes it, on the
+    build `variant` (loaded).
 
     The activations are rounded to 16-bit integers with one scale per group of the weight
     (at most ACTIVATION_LEVELS: finer than their own bf16) and split into two bytes, which lets
-    the kernel multiply half a block's rows of two columns by them per instruction.
+    the kernel multiply half a block's rows of two columns (four on VNNI) per instruction.
     """
-    out: torch.Tensor = torch.ops.phone_agent_int4.int4_mm(x, packed, scale_zero, group_size)
+    out: torch.Tensor = _ops(variant).int4_mm(x, packed, scale_zero, group_size)
     return out
 
 
@@ -193,12 +244,13 @@ def dequantize_rows(
     start: int,
     stop: int,
     dtype: torch.dtype,
+    variant: Variant,
 ) -> torch.Tensor:
     """Rows [start, stop) (whole blocks of the layout) of the packed weight as [K, stop - start]
     in `dtype` (fp32 or bf16), in one pass over their bytes: in fp32 exactly what
     `int4pack.dequantize_transposed` gives for those rows; in bf16 that fp32 value rounded once
     (torch's tensor ops round each step to bf16)."""
-    out: torch.Tensor = torch.ops.phone_agent_int4.dequantize_rows(
+    out: torch.Tensor = _ops(variant).dequantize_rows(
         packed, scale_zero, group_size, start, stop, dtype
     )
     return out

@@ -23,9 +23,8 @@ portable form: row-major bytes with the even column in the low nibble, and `scal
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, cast
 
 import torch
 
@@ -186,7 +185,7 @@ OUR_KERNEL_BF16_PREFILL_MIN_ROWS = 32
 # The baseline path: torch's kernel at every row count, never dequantize.
 NEVER_DEQUANTIZE = 2**62
 
-FewRowKernelName = Literal["avx2", "avx512", "tinygemm"]
+FewRowKernelName = Literal["avx2", "avx512", "avx512_vnni", "tinygemm"]
 # `adaptive`: the fastest kernel for each row count on this machine; `tinygemm`: torch's kernel
 # for every row count, the baseline `adaptive` is measured against.
 KernelPath = Literal["adaptive", "tinygemm"]
@@ -211,6 +210,7 @@ class KernelPlan:
         kernel = {
             "avx2": "our AVX2 kernel",
             "avx512": "our AVX-512 kernel",
+            "avx512_vnni": "our AVX-512 VNNI kernel",
             "tinygemm": "torch's int4 kernel (tinygemm)",
         }[self.few_rows]
         if self.prefill_min_rows >= NEVER_DEQUANTIZE:
@@ -277,11 +277,11 @@ def dequantized_matmul(
     group_size: int,
     layout: PackLayout,
     compute: torch.dtype,
-    our_dequantizer: bool = False,
+    dequantizer: int4_kernel.Variant | None = None,
 ) -> torch.Tensor:
     """x @ W.T for many rows: dequantize a block of output rows at a time, then GEMM.
 
-    `our_dequantizer`: unpack with our kernel's op (one pass over the bytes; where that kernel
+    `dequantizer`: unpack with that build of our kernel (one pass over the bytes; a build that
     is loaded) instead of torch's tensor ops, which take longer than the GEMM itself on CPUs
     with bf16 hardware.
     """
@@ -290,9 +290,9 @@ def dequantized_matmul(
     out = torch.empty(x.shape[0], rows, dtype=x.dtype)
     for start in range(0, rows, _DEQUANT_ROWS):
         stop = min(rows, start + _DEQUANT_ROWS)
-        if our_dequantizer:
+        if dequantizer is not None:
             weight_t = int4_kernel.dequantize_rows(
-                packed, scale_zero, group_size, start, stop, compute
+                packed, scale_zero, group_size, start, stop, compute, dequantizer
             )
         else:
             weight_t = dequantize_transposed(
@@ -310,10 +310,9 @@ def tinygemm_mm(
     )
 
 
-def _few_row_multiply(
-    name: str,
-) -> Callable[[torch.Tensor, torch.Tensor, torch.Tensor, int], torch.Tensor]:
-    return tinygemm_mm if name == "tinygemm" else int4_kernel.int4_mm
+def _our_variant(few_rows: str) -> int4_kernel.Variant | None:
+    """The build of our kernel a plan's few-row kernel names, None for torch's."""
+    return None if few_rows == "tinygemm" else cast(int4_kernel.Variant, few_rows)
 
 
 @torch.library.custom_op("phone_agent::w4a16_linear", mutates_args=())
@@ -335,11 +334,13 @@ def w4a16_linear(
     arguments (`plan_arguments`), so the graph carries them as constants and nothing here
     asks the machine anything.
     """
+    ours = _our_variant(few_rows)
     if x.shape[0] >= prefill_min_rows:
         layout = PackLayout(block_rows, half_split)
-        ours = few_rows != "tinygemm"
         return dequantized_matmul(x, packed, scale_zero, group_size, layout, prefill_dtype, ours)
-    return _few_row_multiply(few_rows)(x, packed, scale_zero, group_size)
+    if ours is None:
+        return tinygemm_mm(x, packed, scale_zero, group_size)
+    return int4_kernel.int4_mm(x, packed, scale_zero, group_size, ours)
 
 
 @w4a16_linear.register_fake

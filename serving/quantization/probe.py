@@ -33,6 +33,7 @@ RELEVANT_FLAGS = (
     "avx512bw",
     "avx512_bf16",
     "avx512_vnni",
+    "avx512vbmi",
     "avx_vnni",
     "avx2",
     "fma",
