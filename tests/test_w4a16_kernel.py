@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -164,23 +166,27 @@ def test_every_path_this_cpu_runs_stays_within_its_own_rounding(
     )
 
 
-def test_the_plan_dequantizes_from_its_threshold(
-    weight: dict, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    calls: list[int] = []
-    dequantize = int4pack.dequantized_matmul
-
-    def counting(x: torch.Tensor, *args: object, **kwargs: object) -> torch.Tensor:
-        calls.append(x.shape[0])
-        return dequantize(x, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(int4pack, "dequantized_matmul", counting)
-    plan = int4pack.machine_plan("adaptive", torch.bfloat16)
-    for rows in (plan.prefill_min_rows - 1, plan.prefill_min_rows):
-        int4pack.linear(
-            torch.randn(rows, 512).bfloat16(), weight["packed"], weight["scale_zero"], GROUP, plan
+@pytest.mark.parametrize("plan", _plans_this_cpu_runs(), ids=lambda plan: plan.describe())
+def test_the_plan_dequantizes_from_its_threshold(weight: dict, plan: int4pack.KernelPlan) -> None:
+    """Below the threshold the few-row kernel's answer, from it dequantize + GEMM's, bit for
+    bit (this weight is one dequantizing step)."""
+    packed, scale_zero = weight["packed"], weight["scale_zero"]
+    plan = dataclasses.replace(plan, prefill_min_rows=8)
+    few, many = (torch.randn(rows, 512).bfloat16() for rows in (7, 8))
+    dequantized = int4pack.dequantize_transposed(
+        packed, scale_zero, GROUP, plan.prefill_dtype, plan.layout
+    )
+    if plan.few_rows == "tinygemm":
+        expected_few = int4pack.tinygemm_mm(few, packed, scale_zero, GROUP)
+    else:
+        expected_few = int4_kernel.int4_mm(few, packed, scale_zero, GROUP, plan.few_rows)
+        # our one-pass dequantizer rounds once where torch's ops round each step
+        dequantized = int4_kernel.dequantize_rows(
+            packed, scale_zero, GROUP, 0, packed.shape[0], plan.prefill_dtype, plan.few_rows
         )
-    assert calls == [plan.prefill_min_rows]
+    expected_many = torch.mm(many.to(plan.prefill_dtype), dequantized).to(many.dtype)
+    assert torch.equal(int4pack.linear(few, packed, scale_zero, GROUP, plan), expected_few)
+    assert torch.equal(int4pack.linear(many, packed, scale_zero, GROUP, plan), expected_many)
 
 
 def test_embedding_lookup_reads_rows_from_the_packed_table(weight: dict) -> None:

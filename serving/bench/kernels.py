@@ -69,14 +69,18 @@ def _kernels() -> tuple[dict[str, Kernel], str]:
     for variant, _ in builds:
         kernels[variant] = functools.partial(int4_kernel.int4_mm, variant=variant)
     plan = int4pack.machine_plan("adaptive", torch.bfloat16)
-    kernels["dequantize"] = functools.partial(
-        int4pack.dequantized_matmul,
-        layout=plan.layout,
-        compute=plan.prefill_dtype,
-        dequantizer=builds[0][0] if builds else None,
-    )
     if not builds:
+        kernels["dequantize"] = functools.partial(
+            int4pack.dequantized_matmul, layout=plan.layout, compute=plan.prefill_dtype
+        )
         return kernels, int4_kernel.load().reason
+    kernels["dequantize"] = functools.partial(
+        int4_kernel.linear,
+        prefill_min_rows=0,  # the prefill path at every row count
+        prefill_dtype=plan.prefill_dtype,
+        step_rows=int4pack.DEQUANTIZE_STEP_ROWS,
+        variant=builds[0][0],
+    )
     return kernels, ", ".join(label for _, label in builds)
 
 

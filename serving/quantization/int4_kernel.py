@@ -199,7 +199,18 @@ def load_variant(variant: Variant) -> KernelStatus:
             "int4 %s kernel not built (%s); using torch's int4 kernel", build.label, first_line
         )
         return KernelStatus(False, f"building it failed: {first_line}")
+    _register_fake_linear(_namespace(variant))
     return KernelStatus(True, f"built for this {build.label} CPU", variant)
+
+
+def _register_fake_linear(namespace: str) -> None:
+    """The output's shape for torch.compile, which traces `linear` without running it: M rows by
+    the weight's N."""
+
+    def fake(x: torch.Tensor, packed: torch.Tensor, *_: object) -> torch.Tensor:
+        return x.new_empty(x.shape[0], packed.shape[0])
+
+    torch.library.register_fake(f"{namespace}::linear")(fake)
 
 
 def _namespace(variant: Variant) -> str:
@@ -234,6 +245,24 @@ def int4_mm(
     the kernel multiply half a block's rows of two columns (four on VNNI) per instruction.
     """
     out: torch.Tensor = _ops(variant).int4_mm(x, packed, scale_zero, group_size)
+    return out
+
+
+def linear(
+    x: torch.Tensor,
+    packed: torch.Tensor,
+    scale_zero: torch.Tensor,
+    group_size: int,
+    prefill_min_rows: int,
+    prefill_dtype: torch.dtype,
+    step_rows: int,
+    variant: Variant,
+) -> torch.Tensor:
+    """x [M, K] times the packed weight in one op: `int4_mm` below `prefill_min_rows` rows, from
+    there `dequantize_rows` of `step_rows` output rows at a time and a `prefill_dtype` GEMM."""
+    out: torch.Tensor = _ops(variant).linear(
+        x, packed, scale_zero, group_size, prefill_min_rows, prefill_dtype, step_rows
+    )
     return out
 
 

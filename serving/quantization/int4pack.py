@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Literal, cast
+from typing import Literal
 
 import torch
 
@@ -36,7 +36,7 @@ TINYGEMM_ZERO_POINT = 8
 # Rows converted per step while repacking: bounds the int32 expansion to 64 MiB at K = 2048.
 _REPACK_ROWS = 8192
 # Output rows dequantized per step on the prefill path (about 16 MiB of fp32 at K = 2048).
-_DEQUANT_ROWS = 2048
+DEQUANTIZE_STEP_ROWS = 2048
 
 
 @dataclass(frozen=True)
@@ -277,27 +277,19 @@ def dequantized_matmul(
     group_size: int,
     layout: PackLayout,
     compute: torch.dtype,
-    dequantizer: int4_kernel.Variant | None = None,
 ) -> torch.Tensor:
-    """x @ W.T for many rows: dequantize a block of output rows at a time, then GEMM.
-
-    `dequantizer`: unpack with that build of our kernel (one pass over the bytes; a build that
-    is loaded) instead of torch's tensor ops, which take longer than the GEMM itself on CPUs
-    with bf16 hardware.
-    """
+    """x @ W.T for many rows where our kernel does not run: dequantize a block of output rows
+    at a time with torch's tensor ops, then GEMM. Our kernel's `linear` does the same with its
+    one-pass dequantizer (torch's ops take longer than the GEMM itself on CPUs with bf16
+    hardware)."""
     rows = packed.shape[0]
     x_compute = x.to(compute)
     out = torch.empty(x.shape[0], rows, dtype=x.dtype)
-    for start in range(0, rows, _DEQUANT_ROWS):
-        stop = min(rows, start + _DEQUANT_ROWS)
-        if dequantizer is not None:
-            weight_t = int4_kernel.dequantize_rows(
-                packed, scale_zero, group_size, start, stop, compute, dequantizer
-            )
-        else:
-            weight_t = dequantize_transposed(
-                packed[start:stop], scale_zero[:, start:stop], group_size, compute, layout
-            )
+    for start in range(0, rows, DEQUANTIZE_STEP_ROWS):
+        stop = min(rows, start + DEQUANTIZE_STEP_ROWS)
+        weight_t = dequantize_transposed(
+            packed[start:stop], scale_zero[:, start:stop], group_size, compute, layout
+        )
         out[:, start:stop] = torch.mm(x_compute, weight_t)
     return out
 
@@ -310,55 +302,36 @@ def tinygemm_mm(
     )
 
 
-def _our_variant(few_rows: str) -> int4_kernel.Variant | None:
-    """The build of our kernel a plan's few-row kernel names, None for torch's."""
-    return None if few_rows == "tinygemm" else cast(int4_kernel.Variant, few_rows)
-
-
-@torch.library.custom_op("phone_agent::w4a16_linear", mutates_args=())
-def w4a16_linear(
+@torch.library.custom_op("phone_agent::w4a16_linear_tinygemm", mutates_args=())
+def w4a16_linear_tinygemm(
     x: torch.Tensor,
     packed: torch.Tensor,
     scale_zero: torch.Tensor,
     group_size: int,
-    few_rows: str,
     prefill_min_rows: int,
     block_rows: int,
     half_split: bool,
     prefill_dtype: torch.dtype,
 ) -> torch.Tensor:
-    """x [M, K] times the int4 weight, on the kernel the plan's arguments pick for M rows.
+    """x [M, K] times the int4 weight where our kernel does not run: torch's int4 kernel below
+    `prefill_min_rows` rows, dequantize (torch's tensor ops) + GEMM from there.
 
     A custom op, so that torch.compile keeps the row-count branch at run time instead of
     specialising the graph on the row count it was traced with. It takes the plan as plain
-    arguments (`plan_arguments`), so the graph carries them as constants and nothing here
-    asks the machine anything.
+    arguments, so the graph carries them as constants and nothing here asks the machine
+    anything. Our kernel's builds have the same branch as an op of their own (`linear`).
     """
-    ours = _our_variant(few_rows)
     if x.shape[0] >= prefill_min_rows:
         layout = PackLayout(block_rows, half_split)
-        return dequantized_matmul(x, packed, scale_zero, group_size, layout, prefill_dtype, ours)
-    if ours is None:
-        return tinygemm_mm(x, packed, scale_zero, group_size)
-    return int4_kernel.int4_mm(x, packed, scale_zero, group_size, ours)
+        return dequantized_matmul(x, packed, scale_zero, group_size, layout, prefill_dtype)
+    return tinygemm_mm(x, packed, scale_zero, group_size)
 
 
-@w4a16_linear.register_fake
+@w4a16_linear_tinygemm.register_fake
 def _(x: torch.Tensor, packed: torch.Tensor, *_scales_and_plan: object) -> torch.Tensor:
     # The output's shape is M rows by the weight's N; scales and plan never change it, so they
     # are taken as they come rather than spelled out again.
     return x.new_empty(x.shape[0], packed.shape[0])
-
-
-def plan_arguments(plan: KernelPlan) -> tuple[str, int, int, bool, torch.dtype]:
-    """The plan as the trailing arguments of `w4a16_linear`."""
-    return (
-        plan.few_rows,
-        plan.prefill_min_rows,
-        plan.layout.block_rows,
-        plan.layout.half_split,
-        plan.prefill_dtype,
-    )
 
 
 def linear(
@@ -368,8 +341,27 @@ def linear(
     group_size: int,
     plan: KernelPlan,
 ) -> torch.Tensor:
-    result: torch.Tensor = torch.ops.phone_agent.w4a16_linear(
-        x, packed, scale_zero, group_size, *plan_arguments(plan)
+    """x [M, K] times the int4 weight on the kernels the plan names for M rows."""
+    if plan.few_rows != "tinygemm":
+        return int4_kernel.linear(
+            x,
+            packed,
+            scale_zero,
+            group_size,
+            plan.prefill_min_rows,
+            plan.prefill_dtype,
+            DEQUANTIZE_STEP_ROWS,
+            plan.few_rows,
+        )
+    result: torch.Tensor = torch.ops.phone_agent.w4a16_linear_tinygemm(
+        x,
+        packed,
+        scale_zero,
+        group_size,
+        plan.prefill_min_rows,
+        plan.layout.block_rows,
+        plan.layout.half_split,
+        plan.prefill_dtype,
     )
     return result
 
