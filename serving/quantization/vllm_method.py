@@ -4,9 +4,9 @@ Registered under two names, one per kernel path, because vLLM keys its compile c
 quantization method's name (not on the checkpoint's quantization_config): graphs built for
 different paths must never share a cached artifact.
 
-- `phone_agent_w4a16`: below the plan's `prefill_min_rows` rows our int4 kernel (AVX2 or
-  AVX-512) where it could be built (`int4_kernel` says where not), torch's tinygemm elsewhere;
-  dequantize + GEMM above;
+- `phone_agent_w4a16`: below the plan's `prefill_min_rows` rows our int4 kernel (AVX2,
+  AVX-512 or AVX-512 VNNI) where it could be built (`int4_kernel` says where not), torch's
+  tinygemm elsewhere; dequantize + GEMM above;
 - `phone_agent_w4a16_tinygemm`: torch's tinygemm for every row count, the baseline the other
   path is measured against.
 
