@@ -182,6 +182,13 @@ inline void load_scale_offset(const float* pairs, Floats& scale, Floats& offset)
 // Output rows in one fp32 vector: a quarter of a block.
 constexpr int64_t kRowsPerVector = kBlockRows / 4;
 
+// The two adjacent bytes of x at `bytes` (one byte of two columns), in every 16-bit lane.
+inline Ints broadcast_pair_at(const int8_t* bytes) {
+  int16_t pair;
+  std::memcpy(&pair, bytes, sizeof(pair));
+  return broadcast_pair(pair);
+}
+
 // Rows [block * kBlockRows, (block + 1) * kBlockRows) of y for `Tile` rows of x.
 template <int Tile, typename Pair>
 void block_product(
@@ -214,11 +221,8 @@ void block_product(
         const Ints pairs = paired_columns(packed_block + k * kBlockBytes);
         const Ints w[2] = {low_nibbles(pairs), high_nibbles(pairs)};
         for (int t = 0; t < Tile; ++t) {
-          int16_t high_pair, low_pair;
-          std::memcpy(&high_pair, x_high + t * k_size + k, sizeof(high_pair));
-          std::memcpy(&low_pair, x_low + t * k_size + k, sizeof(low_pair));
-          const Ints x_high_pair = broadcast_pair(high_pair);
-          const Ints x_low_pair = broadcast_pair(low_pair);
+          const Ints x_high_pair = broadcast_pair_at(x_high + t * k_size + k);
+          const Ints x_low_pair = broadcast_pair_at(x_low + t * k_size + k);
           for (int h = 0; h < 2; ++h) {
             high[t][h] = add_16(high[t][h], multiply_bytes(w[h], x_high_pair));
             low[t][h] = add_16(low[t][h], multiply_bytes(w[h], x_low_pair));
@@ -273,6 +277,13 @@ struct QuadIndex {
 };
 constexpr QuadIndex kQuadIndex{};
 
+// The four adjacent bytes of x at `bytes` (one byte of four columns), in every 32-bit lane.
+inline Ints broadcast_quad_at(const int8_t* bytes) {
+  int32_t quad;
+  std::memcpy(&quad, bytes, sizeof(quad));
+  return _mm512_set1_epi32(quad);
+}
+
 // Columns k to k + 3 of a block as four vectors of 32-bit lanes, one row a lane, in row order:
 // rows 0-15, 16-31 (low nibbles), 32-47, 48-63 (high nibbles).
 inline void quad_columns(const uint8_t* columns, Ints w[4]) {
@@ -305,11 +316,8 @@ void block_product_vnni(const uint8_t* packed_block, const Pair* scale_zero,
       Ints w[4];
       quad_columns(packed_block + k * kBlockBytes, w);
       for (int t = 0; t < Tile; ++t) {
-        int32_t high_quad, low_quad;
-        std::memcpy(&high_quad, x_high + t * k_size + k, sizeof(high_quad));
-        std::memcpy(&low_quad, x_low + t * k_size + k, sizeof(low_quad));
-        const Ints x_high_quad = _mm512_set1_epi32(high_quad);
-        const Ints x_low_quad = _mm512_set1_epi32(low_quad);
+        const Ints x_high_quad = broadcast_quad_at(x_high + t * k_size + k);
+        const Ints x_low_quad = broadcast_quad_at(x_low + t * k_size + k);
         for (int v = 0; v < 4; ++v) {
           high[t][v] = _mm512_dpbusd_epi32(high[t][v], w[v], x_high_quad);
           low[t][v] = _mm512_dpbusd_epi32(low[t][v], w[v], x_low_quad);
