@@ -173,11 +173,11 @@ def test_the_plan_dequantizes_from_its_threshold(weight: dict, plan: int4pack.Ke
     packed, scale_zero = weight["packed"], weight["scale_zero"]
     plan = dataclasses.replace(plan, prefill_min_rows=8)
     few, many = (torch.randn(rows, 512).bfloat16() for rows in (7, 8))
-    dequantized = int4pack.dequantize_transposed(
-        packed, scale_zero, GROUP, plan.prefill_dtype, plan.layout
-    )
     if plan.few_rows == "tinygemm":
         expected_few = int4pack.tinygemm_mm(few, packed, scale_zero, GROUP)
+        dequantized = int4pack.dequantize_transposed(
+            packed, scale_zero, GROUP, plan.prefill_dtype, plan.layout
+        )
     else:
         expected_few = int4_kernel.int4_mm(few, packed, scale_zero, GROUP, plan.few_rows)
         # our one-pass dequantizer rounds once where torch's ops round each step

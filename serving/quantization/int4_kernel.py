@@ -87,18 +87,22 @@ class KernelStatus:
         return _BUILDS[self.variant].label if self.variant is not None else "none"
 
 
-def variants_for(layout: int4pack.PackLayout, cpu_flags: set[str]) -> list[Variant]:
-    """The builds that read `layout` and run on a CPU with `cpu_flags`, the fastest first."""
+def _reading(layout: int4pack.PackLayout) -> list[Variant]:
+    """The builds that read `layout`, the simplest first."""
     if not layout.half_split:
         return []
-    reading = [name for name, build in _BUILDS.items() if build.block_rows == layout.block_rows]
-    return [name for name in reversed(reading) if _BUILDS[name].cpu_flags <= cpu_flags]
+    return [name for name, build in _BUILDS.items() if build.block_rows == layout.block_rows]
+
+
+def variants_for(layout: int4pack.PackLayout, cpu_flags: set[str]) -> list[Variant]:
+    """The builds that read `layout` and run on a CPU with `cpu_flags`, the fastest first."""
+    return [name for name in reversed(_reading(layout)) if _BUILDS[name].cpu_flags <= cpu_flags]
 
 
 def unsupported_reason(cpu_flags: set[str], layout: int4pack.PackLayout) -> str | None:
     """Why this machine should keep torch's kernel, or None when ours applies."""
-    reading = [name for name, build in _BUILDS.items() if build.block_rows == layout.block_rows]
-    if not layout.half_split or not reading:
+    reading = _reading(layout)
+    if not reading:
         return (
             f"torch packs int4 rows in blocks of {layout.block_rows} "
             f"{'split in halves' if layout.half_split else 'in adjacent pairs'} here (its "
