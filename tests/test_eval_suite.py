@@ -190,7 +190,7 @@ def test_every_phrasing_is_a_run_of_its_own(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("phrasing", "message"),
-    [("9", "has 7 phrasings (0-6), not 9"), ("last", "takes a number, held-out or all")],
+    [("99", "has 13 phrasings (0-12), not 99"), ("last", "takes a number, held-out or all")],
 )
 def test_a_phrasing_no_task_has_is_a_usage_error(
     phrasing: str, message: str, capsys: pytest.CaptureFixture[str]
