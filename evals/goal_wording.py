@@ -37,6 +37,10 @@ SYNONYMS: tuple[tuple[str, ...], ...] = (
     ("open", "launch"),
     ("record", "log"),
     ("reply", "respond"),
+    ("go to", "head to", "navigate to"),
+    ("right away", "immediately", "straight away"),
+    ("I need", "I want", "I'd like"),
+    ("folder", "directory"),
     ("Wi-Fi", "WLAN"),
     ("airplane mode", "flight mode", "aeroplane mode"),
     ("dark theme", "dark mode"),
@@ -48,7 +52,7 @@ REQUEST_PROBABILITY = 0.3
 REQUESTS = (
     *("Please {}.", "{}, please.", "Can you {}?", "Could you {}?", "Would you {}?"),
     *("I want you to {}.", "I need you to {}.", "I'd like you to {}.", "Go ahead and {}."),
-    "{} for me.",
+    *("{} for me.", "Hey, {}.", "Can you please {}?", "{} when you can.", "Kindly {}."),
 )
 # Words that start an instruction (a goal that starts otherwise is not put in a request).
 _INSTRUCTION_VERBS = frozenset(

@@ -52,7 +52,8 @@ def test_a_goal_is_said_several_ways_and_keeps_its_subject() -> None:
         "Switch on WLAN.",
         "Activate Wi-Fi.",
         "Please turn on WLAN.",
-        "Enable Wi-Fi, please.",
+        "Turn on Wi-Fi, please.",
+        "Kindly enable Wi-Fi.",
     } <= wordings
     assert all(re.search(r"\b(Wi-Fi|WLAN)\b", wording) for wording in wordings)
     # a name keeps its case wherever it comes in; a common phrase is capitalized only first
