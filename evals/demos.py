@@ -196,6 +196,7 @@ def episode_metadata(episode: DemoEpisode, source: str) -> dict[str, Any]:
         "reworded": episode.reworded,
         "source": source,
         "values": given_values(task.params(seed)),
+        "goal": episode.goal,
     }
 
 

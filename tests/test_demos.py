@@ -152,7 +152,7 @@ def test_training_file_holds_no_held_out_task_seed_or_phrasing(tmp_path: Path) -
             detour=line["source"] == "detour",
             reworded=line["reworded"],
         )
-        assert states_goal(line, episode.goal)
+        assert states_goal(line, episode.goal) and line["goal"] == episode.goal
         # The held-out wording never reaches training, whichever seed it would come with.
         assert not any(states_goal(line, task.goal(seed, task.held_out_phrasing)) for seed in seeds)
     # both thinking modes, plain and reworded goals are represented

@@ -249,6 +249,36 @@ def test_each_epoch_shows_copying_demonstrations_with_new_values(tmp_path: Path)
     assert plain.disguised == 0 and plain.losses[-1].loss != first.losses[-1].loss
 
 
+def test_each_epoch_can_show_goals_with_words_left_out(tmp_path: Path) -> None:
+    # Every demonstration whose goal is long enough is shown shortened each epoch, together
+    # with disguised values; the run repeats exactly and trains on other text than without.
+    path = tmp_path / "contacts.jsonl"
+    task = TASKS_BY_NAME["ContactsAddContact"]
+    export_demos(plan_demo_episodes([task], [100, 101], "off"), path)
+    settings = TrainSettings(
+        steps=4,
+        seed=2,
+        batch_tokens=1200,
+        warmup_steps=1,
+        log_every=1,
+        disguise_share=1.0,
+        goal_dropout_share=1.0,
+    )
+    first = train(path, tmp_path / "a", settings, shape=SHAPES["tiny"])
+    again = train(path, tmp_path / "b", settings, shape=SHAPES["tiny"])
+    epochs = math.ceil(first.epochs)
+    assert first.goals_shortened == first.distinct_demonstrations * epochs
+    assert first.disguised == 6 * epochs
+    assert [p.loss for p in first.losses] == [p.loss for p in again.losses]
+    whole = train(
+        path,
+        tmp_path / "c",
+        settings.model_copy(update={"goal_dropout_share": 0.0}),
+        shape=SHAPES["tiny"],
+    )
+    assert whole.goals_shortened == 0 and whole.losses[-1].loss != first.losses[-1].loss
+
+
 def test_a_run_can_also_learn_the_prompts_own_tokens(demos: Path, tmp_path: Path) -> None:
     # The prompts' tokens are scored beside the completions (a dense signal for copying); the
     # logged loss stays the completions' own, so runs with and without it compare.

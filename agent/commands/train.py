@@ -69,6 +69,16 @@ def register(subparsers: Any) -> None:
         "values no longer pays (default 0: off)",
     )
     parser.add_argument(
+        "--goal-dropout",
+        type=share,
+        default=0.0,
+        metavar="SHARE",
+        help="share of the demonstrations shown each epoch with some words of the goal left "
+        "out (never the task's values, quoted text or words such as on/off/not), so that the "
+        "policy acts on a goal's words rather than on one sentence; needs demonstrations that "
+        "record their goal (default 0: off)",
+    )
+    parser.add_argument(
         "--time-limit",
         type=float,
         default=None,
@@ -110,6 +120,7 @@ def run_train(args: argparse.Namespace) -> int:
         learning_rate=args.lr,
         context_loss_weight=args.context_loss,
         disguise_share=args.disguise,
+        goal_dropout_share=args.goal_dropout,
         time_limit_s=args.time_limit,
         save_every_s=args.save_every,
     )

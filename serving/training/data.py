@@ -5,18 +5,19 @@ A demonstration file is JSON Lines (optionally `.gz` or `.xz`), one decision a l
     {"messages": [...], "tools": [...], "chat_template_kwargs": {"enable_thinking": true},
      "target": {"role": "assistant", "content": "", "tool_calls": [{"type": "function",
                 "function": {"name": "tap", "arguments": "{\"index\": 4}"}}]},
-     "values": ["Ana Souza", "+55 11 91234 5678"],
+     "values": ["Ana Souza", "+55 11 91234 5678"], "goal": "Add Ana Souza to my contacts ...",
      ...any other keys (where the decision came from) are kept and ignored here}
 
 `messages`, `tools` and `chat_template_kwargs` are the body of the chat request a client sends;
 `target` is the reply in OpenAI's message shape (arguments as a JSON string, as on the wire;
 an optional `reasoning_content` is the thinking before the call); the optional `values` are the
 strings the episode's task was given, which training may disguise where the reply copies them
-(`serving.training.disguise`). The prompt is rendered the way the server renders it: with the
-checkpoint's chat template, the tools as vLLM passes them to it, the generation prompt added.
-The completion is what the model must write after that prompt, taken from the same template's
-rendering of the assistant turn, so the tool-call syntax has one definition. Only completion
-tokens are scored.
+(`serving.training.disguise`), and the optional `goal` is the goal the user turns show, which
+training may show with words left out (`serving.training.goal_words`). The prompt is rendered
+the way the server renders it: with the checkpoint's chat template, the tools as vLLM passes
+them to it, the generation prompt added. The completion is what the model must write after
+that prompt, taken from the same template's rendering of the assistant turn, so the tool-call
+syntax has one definition. Only completion tokens are scored.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from serving import spark_format
 from serving.checkpoint import chat_template_text
 from serving.errors import ServingUsageError
 from serving.training.disguise import copied_values, disguise
+from serving.training.goal_words import can_shorten, shorten_goal
 
 ASSISTANT_OPENING = spark_format.BOS + "<|Bot|>" + spark_format.THINK_END
 # Below this many demonstrations, tokenizing in worker processes costs more than it saves.
@@ -59,6 +61,8 @@ class Demo(BaseModel):
     target: dict[str, Any]
     # the values the episode's task was given (`serving.training.disguise` uses them)
     values: list[str] = Field(default_factory=list)
+    # the goal as the user turns say it (`serving.training.goal_words` shortens it)
+    goal: str | None = None
 
     @property
     def thinking(self) -> bool:
@@ -189,6 +193,7 @@ class Example:
     ids: array[int]  # 4 bytes a token, not a Python int's 36: a corpus holds millions of tokens
     prompt_tokens: int
     copies: bool = False  # the reply copies a value the task was given (it can be disguised)
+    shortens: bool = False  # its goal has words that may be left out
 
     @property
     def length(self) -> int:
@@ -231,12 +236,27 @@ def _start_worker(tokenizer_dir: str) -> None:
     _worker_renderer = ChatRenderer(AutoTokenizer.from_pretrained(tokenizer_dir))
 
 
-def _encode_line(item: tuple[int, str, int | None]) -> Example:
+@dataclass(frozen=True)
+class Variation:
+    """How one demonstration is shown in an epoch, each change drawn from `seed`: words left
+    out of its goal, its copied values disguised."""
+
+    seed: int
+    shorten_goal: bool = False
+    disguise: bool = False
+
+
+def _encode_line(item: tuple[int, str, Variation | None]) -> Example:
     assert _worker_renderer is not None
-    number, line, disguise_seed = item
+    number, line, variation = item
     demo = parse_demo(line, number)
-    if disguise_seed is not None:
-        demo = disguise(demo, random.Random(disguise_seed)) or demo
+    if variation is not None:
+        rng = random.Random(variation.seed)
+        # the goal first: it is found by its text, which disguising may change
+        if variation.shorten_goal:
+            demo = shorten_goal(demo, rng) or demo
+        if variation.disguise:
+            demo = disguise(demo, rng) or demo
     return encode(_worker_renderer, demo)
 
 
@@ -250,6 +270,7 @@ def encode(renderer: ChatRenderer, demo: Demo) -> Example:
         ids=array("I", prompt_ids + completion_ids),
         prompt_tokens=len(prompt_ids),
         copies=bool(copied_values(demo)),
+        shortens=can_shorten(demo),
     )
 
 
@@ -257,12 +278,12 @@ def encode_lines(
     tokenizer_dir: Path,
     lines: Sequence[str],
     workers: int | None = None,
-    disguise_seeds: Sequence[int] | None = None,
+    variations: Sequence[Variation | None] | None = None,
 ) -> list[Example]:
     """Every demonstration line tokenized with the tokenizer saved in `tokenizer_dir`; with
-    `disguise_seeds` (one a line), each with its copied values disguised by its seed."""
-    seeds: Sequence[int | None] = [None] * len(lines) if disguise_seeds is None else disguise_seeds
-    numbered = [(n, line, seed) for n, (line, seed) in enumerate(zip(lines, seeds, strict=True), 1)]
+    `variations` (one a line), each shown as its variation says."""
+    shown: Sequence[Variation | None] = [None] * len(lines) if variations is None else variations
+    numbered = [(n, line, v) for n, (line, v) in enumerate(zip(lines, shown, strict=True), 1)]
     if workers is None:
         workers = min(os.cpu_count() or 1, 16) if len(lines) >= _PARALLEL_FROM else 1
     if workers <= 1:

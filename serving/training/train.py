@@ -4,7 +4,9 @@ Steps: a byte-level BPE is trained on the demonstrations' text (Spark's special 
 tokens added), every demonstration is rendered with the chat template and tokenized, and the
 model learns the completions only (the prompt is context, not a target). On request, each
 epoch shows a share of the demonstrations that copy a given value with that value disguised,
-afresh (`serving.training.disguise`), so that remembering values no longer pays. Batches group
+afresh (`serving.training.disguise`), so that remembering values no longer pays, and a share
+of all demonstrations with some words of the goal left out (`serving.training.goal_words`),
+so that no one sentence carries a task. Batches group
 demonstrations of similar length under a token budget; their order, the weights' start and
 everything else random come from one seed, so a run on the CPU repeats exactly.
 """
@@ -33,6 +35,7 @@ from serving.checkpoint import (
 from serving.training.data import (
     DemoError,
     Example,
+    Variation,
     distinct_examples,
     encode_lines,
     parse_demo,
@@ -89,6 +92,13 @@ class TrainSettings(BaseModel):
         description="share of the demonstrations copying a given value that each epoch shows "
         "with the value disguised",
     )
+    goal_dropout_share: float = Field(
+        default=0.0,
+        ge=0,
+        le=1,
+        description="share of the demonstrations that each epoch shows with some words of "
+        "the goal left out",
+    )
     # A safety net for a machine lent by the minute: stop early and still write the checkpoint.
     time_limit_s: float | None = Field(default=None, gt=0)
     # For a run that may be killed before it ends: the checkpoint so far, every so often.
@@ -112,6 +122,7 @@ class TrainingLog(BaseModel):
     distinct_demonstrations: int
     copying_demonstrations: int  # distinct ones whose reply copies a value the task was given
     disguised: int  # demonstrations shown with their copied values disguised, all epochs
+    goals_shortened: int = 0  # demonstrations shown with words left out of the goal, all epochs
     left_out_too_long: int
     parameters: int
     shared_prefix_tokens: int
@@ -122,6 +133,14 @@ class TrainingLog(BaseModel):
     steps_done: int
     losses: list[LossPoint]
     seconds: float
+
+
+@dataclass(frozen=True)
+class Shown:
+    """How many demonstrations an epoch shows varied, by the kind of change."""
+
+    disguised: int = 0
+    goals_shortened: int = 0
 
 
 # Receives (step, loss of the step, learning rate) after every step.
@@ -154,27 +173,37 @@ class Corpus:
         ]
         return cls(list(first[:shared]), rest, list(counts), list(sources))
 
-    def disguised(
+    def varied(
         self, lines: Sequence[str], tokenizer_dir: Path, settings: TrainSettings, rng: random.Random
-    ) -> tuple[Corpus, int]:
-        """This corpus for one epoch: a share of the copying examples re-encoded from their
-        lines with their values disguised, each by its own draw; and how many were."""
-        if settings.disguise_share == 0:
-            return self, 0
-        chosen = [
-            i
-            for i, example in enumerate(self.examples)
-            if example.copies and rng.random() < settings.disguise_share
-        ]
-        if not chosen:
-            return self, 0
-        seeds = [rng.getrandbits(62) for _ in chosen]
+    ) -> tuple[Corpus, Shown]:
+        """This corpus for one epoch: shares of the examples re-encoded from their lines with
+        words left out of their goals or their copied values disguised, each by its own draw;
+        and how many were."""
+        variations: dict[int, Variation] = {}
+        for i, example in enumerate(self.examples):
+            shorten = (
+                settings.goal_dropout_share > 0
+                and example.shortens
+                and rng.random() < settings.goal_dropout_share
+            )
+            hide = (
+                settings.disguise_share > 0
+                and example.copies
+                and rng.random() < settings.disguise_share
+            )
+            if shorten or hide:
+                variations[i] = Variation(rng.getrandbits(62), shorten_goal=shorten, disguise=hide)
+        if not variations:
+            return self, Shown()
+        chosen = list(variations)
         encoded = encode_lines(
-            tokenizer_dir, [lines[self.sources[i]] for i in chosen], disguise_seeds=seeds
+            tokenizer_dir,
+            [lines[self.sources[i]] for i in chosen],
+            variations=[variations[i] for i in chosen],
         )
         examples = list(self.examples)
         shared = len(self.prefix)
-        shown = 0
+        shown = Shown()
         for index, example in zip(chosen, encoded, strict=True):
             # only user turns change, so the shared prefix holds (a check, not an assumption)
             if (
@@ -184,7 +213,10 @@ class Corpus:
                 examples[index] = replace(
                     example, ids=example.ids[shared:], prompt_tokens=example.prompt_tokens - shared
                 )
-                shown += 1
+                shown = Shown(
+                    disguised=shown.disguised + variations[index].disguise,
+                    goals_shortened=shown.goals_shortened + variations[index].shorten_goal,
+                )
         return replace(self, examples=examples), shown
 
     def tokens(self, scored: bool = False) -> int:
@@ -347,6 +379,7 @@ def train(
             distinct_demonstrations=len(distinct.examples),
             copying_demonstrations=copying,
             disguised=disguised,
+            goals_shortened=goals_shortened,
             left_out_too_long=len(distinct.examples) - len(kept),
             parameters=parameter_count(config),
             shared_prefix_tokens=len(corpus.prefix),
@@ -366,6 +399,7 @@ def train(
     )
     time_used = 0.0
     disguised = 0
+    goals_shortened = 0
     last_saved = loop_started
     for step in range(settings.steps):
         if loop_budget is not None:
@@ -374,8 +408,9 @@ def train(
                 say(f"time limit reached after {step} steps")
                 break
         if not batches:
-            epoch, shown = corpus.disguised(lines, out_dir, settings, rng)
-            disguised += shown
+            epoch, shown = corpus.varied(lines, out_dir, settings, rng)
+            disguised += shown.disguised
+            goals_shortened += shown.goals_shortened
             batches = make_batches(epoch, settings.batch_tokens, rng)
             batches.reverse()  # popped from the end
         batch = batches.pop()
