@@ -58,7 +58,7 @@ def test_a_shortened_goal_only_loses_words_and_keeps_what_decides_the_task(
         assert quoted in shorter
     for word in re.findall(r"[^\W\d_][\w'’-]*", goal):
         if word.casefold() in KEPT_WORDS or any(c.isupper() for c in word[1:]):
-            assert goal.count(word) == 0 or word in shorter
+            assert word in shorter
     assert not re.search(r" [,.?!;:]|  ", shorter), shorter
 
 

@@ -225,12 +225,21 @@ def test_a_decision_recorded_twice_is_one_example_weighted_twice(
     assert distinct.sources == list(range(len(lines)))
 
 
-def test_each_epoch_shows_copying_demonstrations_with_new_values(tmp_path: Path) -> None:
-    # Contacts typed from the goal: with every copying demonstration disguised, each epoch
-    # trains on new names and numbers, and the run still repeats exactly.
-    path = tmp_path / "contacts.jsonl"
+@pytest.fixture(scope="module")
+def contact_demos(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Contacts typed from the goal: names and numbers to copy, goals long enough to shorten."""
+    path = tmp_path_factory.mktemp("contacts") / "contacts.jsonl"
     task = TASKS_BY_NAME["ContactsAddContact"]
     export_demos(plan_demo_episodes([task], [100, 101], "off"), path)
+    return path
+
+
+def test_each_epoch_shows_copying_demonstrations_with_new_values(
+    contact_demos: Path, tmp_path: Path
+) -> None:
+    # With every copying demonstration disguised, each epoch trains on new names and numbers,
+    # and the run still repeats exactly.
+    path = contact_demos
     settings = TrainSettings(
         steps=4, seed=2, batch_tokens=1200, warmup_steps=1, log_every=1, disguise_share=1.0
     )
@@ -249,12 +258,10 @@ def test_each_epoch_shows_copying_demonstrations_with_new_values(tmp_path: Path)
     assert plain.disguised == 0 and plain.losses[-1].loss != first.losses[-1].loss
 
 
-def test_each_epoch_can_show_goals_with_words_left_out(tmp_path: Path) -> None:
+def test_each_epoch_can_show_goals_with_words_left_out(contact_demos: Path, tmp_path: Path) -> None:
     # Every demonstration whose goal is long enough is shown shortened each epoch, together
     # with disguised values; the run repeats exactly and trains on other text than without.
-    path = tmp_path / "contacts.jsonl"
-    task = TASKS_BY_NAME["ContactsAddContact"]
-    export_demos(plan_demo_episodes([task], [100, 101], "off"), path)
+    path = contact_demos
     settings = TrainSettings(
         steps=4,
         seed=2,
