@@ -59,7 +59,9 @@ def test_a_shortened_goal_only_loses_words_and_keeps_what_decides_the_task(
     for word in re.findall(r"[^\W\d_][\w'’-]*", goal):
         if word.casefold() in KEPT_WORDS or any(c.isupper() for c in word[1:]):
             assert word in shorter
-    assert not re.search(r" [,.?!;:]|  ", shorter), shorter
+    # no stray space before punctuation or double space (quoted text may have its own)
+    stray = re.compile(r" [,.?!;:]|  ")
+    assert len(stray.findall(shorter)) <= len(stray.findall(goal)), shorter
 
 
 def test_short_goals_and_names_keep_every_word() -> None:
