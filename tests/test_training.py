@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import json
-import math
 import os
 from dataclasses import replace
 from pathlib import Path
@@ -208,6 +207,7 @@ def test_a_short_cpu_run_learns_repeats_and_writes_a_checkpoint(
     assert len(tokenizer.encode("<tool_call>", add_special_tokens=False)) == 1
     log = json.loads((out / "training_log.json").read_text())
     assert log["demonstrations"] >= 4 and log["shared_prefix_tokens"] > 500
+    assert 0 < log["seconds_before_training"] <= log["seconds"]
 
 
 def test_a_decision_recorded_twice_is_one_example_weighted_twice(
@@ -234,20 +234,30 @@ def contact_demos(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+def _two_epochs(path: Path, settings: TrainSettings, scratch: Path) -> TrainSettings:
+    """`settings` with as many steps as two epochs of `path` take (a one-step run tells)."""
+    probe = train(
+        path, scratch / "probe", settings.model_copy(update={"steps": 1}), shape=SHAPES["tiny"]
+    )
+    assert probe.steps_per_epoch is not None
+    return settings.model_copy(update={"steps": 2 * probe.steps_per_epoch})
+
+
 def test_each_epoch_shows_copying_demonstrations_with_new_values(
     contact_demos: Path, tmp_path: Path
 ) -> None:
     # With every copying demonstration disguised, each epoch trains on new names and numbers,
     # and the run still repeats exactly.
     path = contact_demos
-    settings = TrainSettings(
-        steps=4, seed=2, batch_tokens=1200, warmup_steps=1, log_every=1, disguise_share=1.0
+    settings = _two_epochs(
+        path,
+        TrainSettings(seed=2, batch_tokens=1200, warmup_steps=1, log_every=1, disguise_share=1.0),
+        tmp_path,
     )
     first = train(path, tmp_path / "a", settings, shape=SHAPES["tiny"])
     again = train(path, tmp_path / "b", settings, shape=SHAPES["tiny"])
     assert first.copying_demonstrations == 6  # first name, last name, phone; two seeds
-    epochs = math.ceil(first.epochs)
-    assert first.disguised == 6 * epochs
+    assert first.epochs == 2 and first.disguised == 6 * 2
     assert [p.loss for p in first.losses] == [p.loss for p in again.losses]
     plain = train(
         path,
@@ -262,20 +272,22 @@ def test_each_epoch_can_show_goals_with_words_left_out(contact_demos: Path, tmp_
     # Every demonstration whose goal is long enough is shown shortened each epoch, together
     # with disguised values; the run repeats exactly and trains on other text than without.
     path = contact_demos
-    settings = TrainSettings(
-        steps=4,
-        seed=2,
-        batch_tokens=1200,
-        warmup_steps=1,
-        log_every=1,
-        disguise_share=1.0,
-        goal_dropout_share=1.0,
+    settings = _two_epochs(
+        path,
+        TrainSettings(
+            seed=2,
+            batch_tokens=1200,
+            warmup_steps=1,
+            log_every=1,
+            disguise_share=1.0,
+            goal_dropout_share=1.0,
+        ),
+        tmp_path,
     )
     first = train(path, tmp_path / "a", settings, shape=SHAPES["tiny"])
     again = train(path, tmp_path / "b", settings, shape=SHAPES["tiny"])
-    epochs = math.ceil(first.epochs)
-    assert first.goals_shortened == first.distinct_demonstrations * epochs
-    assert first.disguised == 6 * epochs
+    assert first.goals_shortened == first.distinct_demonstrations * 2
+    assert first.disguised == 6 * 2
     assert [p.loss for p in first.losses] == [p.loss for p in again.losses]
     whole = train(
         path,

@@ -274,20 +274,53 @@ def encode(renderer: ChatRenderer, demo: Demo) -> Example:
     )
 
 
+class LineEncoder:
+    """Tokenizes demonstration lines with the tokenizer saved in `tokenizer_dir`, in worker
+    processes started once (`workers` > 1) or in this one; a context manager."""
+
+    def __init__(self, tokenizer_dir: Path, workers: int = 1) -> None:
+        self._pool = (
+            Pool(workers, initializer=_start_worker, initargs=(str(tokenizer_dir),))
+            if workers > 1
+            else None
+        )
+        if self._pool is None:
+            _start_worker(str(tokenizer_dir))
+
+    def encode(
+        self, lines: Sequence[str], variations: Sequence[Variation | None] | None = None
+    ) -> list[Example]:
+        """Each line tokenized; with `variations` (one a line), shown as its variation says."""
+        shown: Sequence[Variation | None] = (
+            [None] * len(lines) if variations is None else variations
+        )
+        numbered = [(n, line, v) for n, (line, v) in enumerate(zip(lines, shown, strict=True), 1)]
+        if self._pool is None:
+            return [_encode_line(item) for item in numbered]
+        return self._pool.map(_encode_line, numbered, chunksize=256)
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.terminate()
+            self._pool.join()
+
+    def __enter__(self) -> LineEncoder:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def worker_count(lines: int) -> int:
+    """Processes worth starting to tokenize this many lines."""
+    return min(os.cpu_count() or 1, 16) if lines >= _PARALLEL_FROM else 1
+
+
 def encode_lines(
-    tokenizer_dir: Path,
-    lines: Sequence[str],
-    workers: int | None = None,
-    variations: Sequence[Variation | None] | None = None,
+    tokenizer_dir: Path, lines: Sequence[str], workers: int | None = None
 ) -> list[Example]:
-    """Every demonstration line tokenized with the tokenizer saved in `tokenizer_dir`; with
-    `variations` (one a line), each shown as its variation says."""
-    shown: Sequence[Variation | None] = [None] * len(lines) if variations is None else variations
-    numbered = [(n, line, v) for n, (line, v) in enumerate(zip(lines, shown, strict=True), 1)]
-    if workers is None:
-        workers = min(os.cpu_count() or 1, 16) if len(lines) >= _PARALLEL_FROM else 1
-    if workers <= 1:
-        _start_worker(str(tokenizer_dir))
-        return [_encode_line(item) for item in numbered]
-    with Pool(workers, initializer=_start_worker, initargs=(str(tokenizer_dir),)) as pool:
-        return pool.map(_encode_line, numbered, chunksize=256)
+    """Every demonstration line tokenized with the tokenizer saved in `tokenizer_dir`."""
+    with LineEncoder(tokenizer_dir, worker_count(len(lines)) if workers is None else workers) as (
+        encoder
+    ):
+        return encoder.encode(lines)

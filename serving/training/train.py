@@ -6,9 +6,10 @@ model learns the completions only (the prompt is context, not a target). On requ
 epoch shows a share of the demonstrations that copy a given value with that value disguised,
 afresh (`serving.training.disguise`), so that remembering values no longer pays, and a share
 of all demonstrations with some words of the goal left out (`serving.training.goal_words`),
-so that no one sentence carries a task. Batches group
-demonstrations of similar length under a token budget; their order, the weights' start and
-everything else random come from one seed, so a run on the CPU repeats exactly.
+so that no one sentence carries a task; those are tokenized in the background while training
+runs (`serving.training.feed`). Batches group demonstrations of similar length under a token
+budget; their order, the weights' start and everything else random come from one seed, so a
+run on the CPU repeats exactly.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import random
 import shutil
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from contextlib import ExitStack
 from pathlib import Path
 
 import torch
@@ -34,14 +35,14 @@ from serving.checkpoint import (
 )
 from serving.training.data import (
     DemoError,
-    Example,
-    Variation,
+    LineEncoder,
     distinct_examples,
-    encode_lines,
     parse_demo,
     read_demo_lines,
     tokenizer_corpus,
+    worker_count,
 )
+from serving.training.feed import Corpus, EpochFeed, Showing, Shown, group_by_length
 from serving.training.model import SparkForTraining, load_checkpoint, parameter_count
 
 # Every matrix dimension a multiple of 128 (W4A16, W4A8 and W8A8 at group size 128); head_dim
@@ -121,150 +122,25 @@ class TrainingLog(BaseModel):
     demonstrations: int
     distinct_demonstrations: int
     copying_demonstrations: int  # distinct ones whose reply copies a value the task was given
-    disguised: int  # demonstrations shown with their copied values disguised, all epochs
-    goals_shortened: int = 0  # demonstrations shown with words left out of the goal, all epochs
+    disguised: int  # demonstrations trained on with their copied values disguised
+    goals_shortened: int = 0  # demonstrations trained on with words left out of the goal
     left_out_too_long: int
     parameters: int
     shared_prefix_tokens: int
     tokens_per_epoch: int
     scored_tokens_per_epoch: int
     longest_example: int
+    steps_per_epoch: int | None = None  # absent from logs written before it was recorded
     epochs: float
     steps_done: int
     losses: list[LossPoint]
+    # reading, tokenizing and loading before the first step (absent from older logs)
+    seconds_before_training: float | None = None
     seconds: float
-
-
-@dataclass(frozen=True)
-class Shown:
-    """How many demonstrations an epoch shows varied, by the kind of change."""
-
-    disguised: int = 0
-    goals_shortened: int = 0
 
 
 # Receives (step, loss of the step, learning rate) after every step.
 StepCallback = Callable[[int, float, float], None]
-
-
-@dataclass(frozen=True)
-class Corpus:
-    """Tokenized demonstrations: the tokens all of them start with (the system prompt and the
-    tools), computed once a batch, then each distinct one's own tokens, its weight and the
-    demonstration line it came from."""
-
-    prefix: list[int]
-    examples: list[Example]
-    counts: list[int]
-    sources: list[int]
-
-    @classmethod
-    def build(
-        cls, encoded: Sequence[Example], counts: Sequence[int], sources: Sequence[int]
-    ) -> Corpus:
-        first = encoded[0].ids
-        # the prefix ends before any completion's first prediction
-        shared = min(example.prompt_tokens for example in encoded) - 1
-        for example in encoded:
-            if example.ids[:shared] != first[:shared]:
-                shared = next(i for i in range(shared) if example.ids[i] != first[i])
-        rest = [
-            replace(e, ids=e.ids[shared:], prompt_tokens=e.prompt_tokens - shared) for e in encoded
-        ]
-        return cls(list(first[:shared]), rest, list(counts), list(sources))
-
-    def varied(
-        self, lines: Sequence[str], tokenizer_dir: Path, settings: TrainSettings, rng: random.Random
-    ) -> tuple[Corpus, Shown]:
-        """This corpus for one epoch: shares of the examples re-encoded from their lines with
-        words left out of their goals or their copied values disguised, each by its own draw;
-        and how many were."""
-        variations: dict[int, Variation] = {}
-        for i, example in enumerate(self.examples):
-            shorten = (
-                settings.goal_dropout_share > 0
-                and example.shortens
-                and rng.random() < settings.goal_dropout_share
-            )
-            hide = (
-                settings.disguise_share > 0
-                and example.copies
-                and rng.random() < settings.disguise_share
-            )
-            if shorten or hide:
-                variations[i] = Variation(rng.getrandbits(62), shorten_goal=shorten, disguise=hide)
-        if not variations:
-            return self, Shown()
-        chosen = list(variations)
-        encoded = encode_lines(
-            tokenizer_dir,
-            [lines[self.sources[i]] for i in chosen],
-            variations=[variations[i] for i in chosen],
-        )
-        examples = list(self.examples)
-        shared = len(self.prefix)
-        shown = Shown()
-        for index, example in zip(chosen, encoded, strict=True):
-            # only user turns change, so the shared prefix holds (a check, not an assumption)
-            if (
-                example.ids[:shared].tolist() == self.prefix
-                and example.length <= settings.max_length
-            ):
-                examples[index] = replace(
-                    example, ids=example.ids[shared:], prompt_tokens=example.prompt_tokens - shared
-                )
-                shown = Shown(
-                    disguised=shown.disguised + variations[index].disguise,
-                    goals_shortened=shown.goals_shortened + variations[index].shorten_goal,
-                )
-        return replace(self, examples=examples), shown
-
-    def tokens(self, scored: bool = False) -> int:
-        """Tokens in an epoch (counted as if every sequence carried the prefix)."""
-        return sum(
-            count * (e.length - e.prompt_tokens if scored else len(self.prefix) + e.length)
-            for e, count in zip(self.examples, self.counts, strict=True)
-        )
-
-
-@dataclass(frozen=True)
-class Batch:
-    input_ids: torch.Tensor
-    targets: torch.Tensor  # the completions' tokens
-    context: torch.Tensor  # the prompts' own tokens (after the shared prefix)
-
-
-def make_batches(corpus: Corpus, batch_tokens: int, rng: random.Random) -> list[Batch]:
-    """One epoch: every example as often as it occurs, those of similar length together, each
-    batch at most `batch_tokens` padded tokens after the prefix, in a shuffled order."""
-    examples = corpus.examples
-    repeated = [i for i, count in enumerate(corpus.counts) for _ in range(count)]
-    order = sorted(repeated, key=lambda i: (examples[i].length, rng.random()))
-    groups: list[list[int]] = []
-    current: list[int] = []
-    for index in order:
-        longest = examples[index].length  # sorted: the newest is the longest
-        if current and longest * (len(current) + 1) > batch_tokens:
-            groups.append(current)
-            current = []
-        current.append(index)
-    if current:
-        groups.append(current)
-    rng.shuffle(groups)
-    return [_collate([examples[i] for i in group]) for group in groups]
-
-
-def _collate(examples: Sequence[Example]) -> Batch:
-    length = max(example.length for example in examples)
-    pad = 2  # Spark's pad id; padded positions are never scored and only follow real tokens
-    input_ids = torch.full((len(examples), length), pad, dtype=torch.long)
-    targets = torch.zeros((len(examples), length), dtype=torch.bool)
-    context = torch.zeros((len(examples), length), dtype=torch.bool)
-    for row, example in enumerate(examples):
-        input_ids[row, : example.length] = torch.tensor(example.ids)
-        targets[row, example.prompt_tokens : example.length] = True
-        context[row, : example.prompt_tokens] = True
-    return Batch(input_ids, targets, context)
 
 
 def _point(
@@ -324,26 +200,142 @@ def train(
         for name in TOKENIZER_FILES:
             shutil.copyfile(init / name, out_dir / name)
 
-    say(f"rendering and tokenizing {len(lines)} demonstrations")
-    distinct = distinct_examples(encode_lines(out_dir, lines))
-    kept = [i for i, e in enumerate(distinct.examples) if e.length <= settings.max_length]
-    if not kept:
-        raise DemoError(f"every demonstration is longer than {settings.max_length} tokens")
-    corpus = Corpus.build(
-        [distinct.examples[i] for i in kept],
-        [distinct.counts[i] for i in kept],
-        [distinct.sources[i] for i in kept],
-    )
-    copying = sum(example.copies for example in corpus.examples)
+    with ExitStack() as stack:
+        say(f"rendering and tokenizing {len(lines)} demonstrations")
+        # started before any GPU work: its processes fork from a process without CUDA state
+        encoder = stack.enter_context(LineEncoder(out_dir, worker_count(len(lines))))
+        distinct = distinct_examples(encoder.encode(lines))
+        kept = [i for i, e in enumerate(distinct.examples) if e.length <= settings.max_length]
+        if not kept:
+            raise DemoError(f"every demonstration is longer than {settings.max_length} tokens")
+        corpus = Corpus.build(
+            [distinct.examples[i] for i in kept],
+            [distinct.counts[i] for i in kept],
+            [distinct.sources[i] for i in kept],
+        )
+        copying = sum(example.copies for example in corpus.examples)
 
-    device = torch.device(settings.device)
+        device = torch.device(settings.device)
+        model, optimizer = _model_and_optimizer(settings, shape, init, device)
+        config = model.config
+        autocast = torch.autocast(device.type, dtype=torch.bfloat16, enabled=device.type == "cuda")
+
+        prefix = (
+            torch.tensor(corpus.prefix, dtype=torch.long, device=device) if corpus.prefix else None
+        )
+        say(
+            f"training {parameter_count(config) / 1e6:.2f}M parameters for {settings.steps} steps "
+            f"({len(corpus.prefix)} prefix tokens shared by every demonstration)"
+        )
+        losses: list[LossPoint] = []
+        window: list[float] = []
+        context_window: list[float] = []
+        model.train()
+        steps_done = 0
+        per_epoch = len(group_by_length(corpus, settings.batch_tokens, random.Random(0)))
+
+        def progress_log() -> TrainingLog:
+            return TrainingLog(
+                settings=settings,
+                continued_from=None if init is None else init.name,
+                demonstrations=len(lines),
+                distinct_demonstrations=len(distinct.examples),
+                copying_demonstrations=copying,
+                disguised=shown.disguised,
+                goals_shortened=shown.goals_shortened,
+                left_out_too_long=len(distinct.examples) - len(kept),
+                parameters=parameter_count(config),
+                shared_prefix_tokens=len(corpus.prefix),
+                tokens_per_epoch=corpus.tokens(),
+                scored_tokens_per_epoch=corpus.tokens(scored=True),
+                longest_example=len(corpus.prefix) + max(e.length for e in corpus.examples),
+                steps_per_epoch=per_epoch,
+                epochs=round(steps_done / per_epoch, 2),
+                steps_done=steps_done,
+                losses=losses,
+                seconds_before_training=round(loop_started - started, 1),
+                seconds=round(time.monotonic() - started, 1),
+            )
+
+        # the time limit covers the whole run; what tokenizing left of it is the loop's budget
+        loop_started = time.monotonic()
+        loop_budget = (
+            None
+            if settings.time_limit_s is None
+            else settings.time_limit_s - (loop_started - started)
+        )
+        time_used = 0.0
+        shown = Shown()
+        last_saved = loop_started
+        showing = Showing(
+            batch_tokens=settings.batch_tokens,
+            max_length=settings.max_length,
+            disguise_share=settings.disguise_share,
+            goal_dropout_share=settings.goal_dropout_share,
+        )
+        feed = stack.enter_context(EpochFeed(corpus, lines, encoder, showing, rng))
+        for step in range(settings.steps):
+            if loop_budget is not None:
+                time_used = (time.monotonic() - loop_started) / max(loop_budget, 1e-9)
+                if time_used >= 1.0:
+                    say(f"time limit reached after {step} steps")
+                    break
+            batch = feed.next()
+            shown += batch.shown
+            rate = learning_rate(step, settings, time_used)
+            for group in optimizer.param_groups:
+                group["lr"] = rate
+            input_ids = batch.input_ids.to(device)
+            with autocast:
+                if settings.context_loss_weight > 0:
+                    completion, context = model.target_losses(
+                        input_ids, [batch.targets.to(device), batch.context.to(device)], prefix
+                    )
+                    loss = completion + settings.context_loss_weight * context
+                    context_window.append(float(context.detach()))
+                else:
+                    completion = loss = model.target_loss(
+                        input_ids, batch.targets.to(device), prefix
+                    )
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            optimizer.step()
+            value = float(completion.detach())
+            steps_done = step + 1
+            window.append(value)
+            if on_step is not None:
+                on_step(step + 1, value, rate)
+            if steps_done % settings.log_every == 0:
+                losses.append(_point(steps_done, window, context_window, rate, started))
+                window, context_window = [], []
+            if settings.save_every_s is not None and (
+                time.monotonic() - last_saved >= settings.save_every_s
+            ):
+                _write_snapshot(out_dir, config, model, progress_log())
+                say(f"step {steps_done}: checkpoint so far in {out_dir / SNAPSHOT_DIR}")
+                last_saved = time.monotonic()
+        if window:
+            losses.append(_point(steps_done, window, context_window, rate, started))
+        stack.close()
+
+    say(f"writing the checkpoint to {out_dir}")
+    log = progress_log()
+    _write_checkpoint(out_dir, config, model, log)
+    shutil.rmtree(out_dir / SNAPSHOT_DIR, ignore_errors=True)
+    return log
+
+
+def _model_and_optimizer(
+    settings: TrainSettings, shape: ShapeSpec, init: Path | None, device: torch.device
+) -> tuple[SparkForTraining, torch.optim.AdamW]:
+    """A new model of `shape` (or `init`'s weights) on `device`, and its optimizer: weight
+    decay on the matrices but not on the embedding table (also the output head) or norms."""
     if init is None:
-        config = config_for(shape)
-        model = SparkForTraining(config)
+        model = SparkForTraining(config_for(shape))
         model.initialize(torch.Generator().manual_seed(settings.seed))
     else:
         model = load_checkpoint(init)
-        config = model.config
     model.to(device)
     decay = [p for n, p in model.named_parameters() if p.ndim == 2 and "embedding" not in n]
     rest = [p for n, p in model.named_parameters() if not (p.ndim == 2 and "embedding" not in n)]
@@ -356,103 +348,7 @@ def train(
         betas=(0.9, 0.95),
         fused=device.type == "cuda",
     )
-    autocast = torch.autocast(device.type, dtype=torch.bfloat16, enabled=device.type == "cuda")
-
-    prefix = torch.tensor(corpus.prefix, dtype=torch.long, device=device) if corpus.prefix else None
-    say(
-        f"training {parameter_count(config) / 1e6:.2f}M parameters for {settings.steps} steps "
-        f"({len(corpus.prefix)} prefix tokens shared by every demonstration)"
-    )
-    losses: list[LossPoint] = []
-    window: list[float] = []
-    context_window: list[float] = []
-    batches: list[Batch] = []
-    model.train()
-    steps_done = 0
-    per_epoch = len(make_batches(corpus, settings.batch_tokens, random.Random(0)))
-
-    def progress_log() -> TrainingLog:
-        return TrainingLog(
-            settings=settings,
-            continued_from=None if init is None else init.name,
-            demonstrations=len(lines),
-            distinct_demonstrations=len(distinct.examples),
-            copying_demonstrations=copying,
-            disguised=disguised,
-            goals_shortened=goals_shortened,
-            left_out_too_long=len(distinct.examples) - len(kept),
-            parameters=parameter_count(config),
-            shared_prefix_tokens=len(corpus.prefix),
-            tokens_per_epoch=corpus.tokens(),
-            scored_tokens_per_epoch=corpus.tokens(scored=True),
-            longest_example=len(corpus.prefix) + max(e.length for e in corpus.examples),
-            epochs=round(steps_done / per_epoch, 2),
-            steps_done=steps_done,
-            losses=losses,
-            seconds=round(time.monotonic() - started, 1),
-        )
-
-    # the time limit covers the whole run; what tokenizing left of it is the loop's budget
-    loop_started = time.monotonic()
-    loop_budget = (
-        None if settings.time_limit_s is None else settings.time_limit_s - (loop_started - started)
-    )
-    time_used = 0.0
-    disguised = 0
-    goals_shortened = 0
-    last_saved = loop_started
-    for step in range(settings.steps):
-        if loop_budget is not None:
-            time_used = (time.monotonic() - loop_started) / max(loop_budget, 1e-9)
-            if time_used >= 1.0:
-                say(f"time limit reached after {step} steps")
-                break
-        if not batches:
-            epoch, shown = corpus.varied(lines, out_dir, settings, rng)
-            disguised += shown.disguised
-            goals_shortened += shown.goals_shortened
-            batches = make_batches(epoch, settings.batch_tokens, rng)
-            batches.reverse()  # popped from the end
-        batch = batches.pop()
-        rate = learning_rate(step, settings, time_used)
-        for group in optimizer.param_groups:
-            group["lr"] = rate
-        input_ids = batch.input_ids.to(device)
-        with autocast:
-            if settings.context_loss_weight > 0:
-                completion, context = model.target_losses(
-                    input_ids, [batch.targets.to(device), batch.context.to(device)], prefix
-                )
-                loss = completion + settings.context_loss_weight * context
-                context_window.append(float(context.detach()))
-            else:
-                completion = loss = model.target_loss(input_ids, batch.targets.to(device), prefix)
-        optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        optimizer.step()
-        value = float(completion.detach())
-        steps_done = step + 1
-        window.append(value)
-        if on_step is not None:
-            on_step(step + 1, value, rate)
-        if steps_done % settings.log_every == 0:
-            losses.append(_point(steps_done, window, context_window, rate, started))
-            window, context_window = [], []
-        if settings.save_every_s is not None and (
-            time.monotonic() - last_saved >= settings.save_every_s
-        ):
-            _write_snapshot(out_dir, config, model, progress_log())
-            say(f"step {steps_done}: checkpoint so far in {out_dir / SNAPSHOT_DIR}")
-            last_saved = time.monotonic()
-    if window:
-        losses.append(_point(steps_done, window, context_window, rate, started))
-
-    say(f"writing the checkpoint to {out_dir}")
-    log = progress_log()
-    _write_checkpoint(out_dir, config, model, log)
-    shutil.rmtree(out_dir / SNAPSHOT_DIR, ignore_errors=True)
-    return log
+    return model, optimizer
 
 
 def _write_checkpoint(
