@@ -21,7 +21,7 @@ from evals.demos import export_demos, plan_demo_episodes
 from serving.checkpoint import SHAPES, SparkConfig, make_checkpoint, tensor_shapes
 from serving.reference_forward import spark_logits
 from serving.spark_format import BOS, EOS, split_tool_calls
-from serving.training.data import ChatRenderer, Demo, distinct_examples, encode, encode_lines
+from serving.training.data import ChatRenderer, Demo, LineEncoder, distinct_examples, encode
 from serving.training.model import load_checkpoint, parameter_count
 from serving.training.train import (
     POLICY_SHAPE,
@@ -217,7 +217,8 @@ def test_a_decision_recorded_twice_is_one_example_weighted_twice(
     # seed, step) is not part of what the model learns.
     lines = demos.read_text().splitlines()
     relabelled = json.dumps({**json.loads(lines[0]), "seed": 999, "step": 42})
-    encoded = encode_lines(tiny_dir, [*lines, relabelled, lines[1]])
+    with LineEncoder(tiny_dir) as encoder:
+        encoded = encoder.encode([*lines, relabelled, lines[1]])
     distinct = distinct_examples(encoded)
     assert len(distinct.examples) == len(lines)
     assert distinct.counts[:2] == [2, 2] and set(distinct.counts[2:]) <= {1}
@@ -243,34 +244,12 @@ def _two_epochs(path: Path, settings: TrainSettings, scratch: Path) -> TrainSett
     return settings.model_copy(update={"steps": 2 * probe.steps_per_epoch})
 
 
-def test_each_epoch_shows_copying_demonstrations_with_new_values(
+def test_each_epoch_shows_new_values_and_goals_with_words_left_out(
     contact_demos: Path, tmp_path: Path
 ) -> None:
-    # With every copying demonstration disguised, each epoch trains on new names and numbers,
-    # and the run still repeats exactly.
-    path = contact_demos
-    settings = _two_epochs(
-        path,
-        TrainSettings(seed=2, batch_tokens=1200, warmup_steps=1, log_every=1, disguise_share=1.0),
-        tmp_path,
-    )
-    first = train(path, tmp_path / "a", settings, shape=SHAPES["tiny"])
-    again = train(path, tmp_path / "b", settings, shape=SHAPES["tiny"])
-    assert first.copying_demonstrations == 6  # first name, last name, phone; two seeds
-    assert first.epochs == 2 and first.disguised == 6 * 2
-    assert [p.loss for p in first.losses] == [p.loss for p in again.losses]
-    plain = train(
-        path,
-        tmp_path / "c",
-        settings.model_copy(update={"disguise_share": 0.0}),
-        shape=SHAPES["tiny"],
-    )
-    assert plain.disguised == 0 and plain.losses[-1].loss != first.losses[-1].loss
-
-
-def test_each_epoch_can_show_goals_with_words_left_out(contact_demos: Path, tmp_path: Path) -> None:
-    # Every demonstration whose goal is long enough is shown shortened each epoch, together
-    # with disguised values; the run repeats exactly and trains on other text than without.
+    # With every copying demonstration disguised and every goal long enough shortened, each
+    # epoch trains on new names and numbers and on other sentences; the run still repeats
+    # exactly, and without either variation it trains on other text.
     path = contact_demos
     settings = _two_epochs(
         path,
@@ -286,16 +265,21 @@ def test_each_epoch_can_show_goals_with_words_left_out(contact_demos: Path, tmp_
     )
     first = train(path, tmp_path / "a", settings, shape=SHAPES["tiny"])
     again = train(path, tmp_path / "b", settings, shape=SHAPES["tiny"])
+    assert first.copying_demonstrations == 6  # first name, last name, phone; two seeds
+    assert first.epochs == 2 and first.disguised == 6 * 2
     assert first.goals_shortened == first.distinct_demonstrations * 2
-    assert first.disguised == 6 * 2
     assert [p.loss for p in first.losses] == [p.loss for p in again.losses]
-    whole = train(
-        path,
-        tmp_path / "c",
-        settings.model_copy(update={"goal_dropout_share": 0.0}),
-        shape=SHAPES["tiny"],
-    )
-    assert whole.goals_shortened == 0 and whole.losses[-1].loss != first.losses[-1].loss
+    for share, count in (
+        ("disguise_share", "disguised"),
+        ("goal_dropout_share", "goals_shortened"),
+    ):
+        without = train(
+            path,
+            tmp_path / share,
+            settings.model_copy(update={share: 0.0}),
+            shape=SHAPES["tiny"],
+        )
+        assert getattr(without, count) == 0 and without.losses[-1].loss != first.losses[-1].loss
 
 
 def test_a_run_can_also_learn_the_prompts_own_tokens(demos: Path, tmp_path: Path) -> None:

@@ -314,13 +314,3 @@ class LineEncoder:
 def worker_count(lines: int) -> int:
     """Processes worth starting to tokenize this many lines."""
     return min(os.cpu_count() or 1, 16) if lines >= _PARALLEL_FROM else 1
-
-
-def encode_lines(
-    tokenizer_dir: Path, lines: Sequence[str], workers: int | None = None
-) -> list[Example]:
-    """Every demonstration line tokenized with the tokenizer saved in `tokenizer_dir`."""
-    with LineEncoder(tokenizer_dir, worker_count(len(lines)) if workers is None else workers) as (
-        encoder
-    ):
-        return encoder.encode(lines)

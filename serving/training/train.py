@@ -317,7 +317,6 @@ def train(
                 last_saved = time.monotonic()
         if window:
             losses.append(_point(steps_done, window, context_window, rate, started))
-        stack.close()
 
     say(f"writing the checkpoint to {out_dir}")
     log = progress_log()
