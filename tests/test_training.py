@@ -19,15 +19,18 @@ from transformers import AutoTokenizer
 
 from evals.demos import export_demos, plan_demo_episodes
 from serving.checkpoint import SHAPES, SparkConfig, make_checkpoint, tensor_shapes
+from serving.quantization.probe import probe_hardware
 from serving.reference_forward import spark_logits
 from serving.spark_format import BOS, EOS, split_tool_calls
 from serving.training.data import ChatRenderer, Demo, LineEncoder, distinct_examples, encode
 from serving.training.model import load_checkpoint, parameter_count
 from serving.training.train import (
     POLICY_SHAPE,
+    MatmulPrecision,
     TrainSettings,
     config_for,
     learning_rate,
+    matmul_precision,
     train,
 )
 from simulator.tasks import TASKS_BY_NAME
@@ -174,12 +177,30 @@ def test_a_value_copied_from_the_goal_is_the_same_tokens_in_the_call(
     assert any(in_goal[i : i + len(in_call)] == in_call for i in range(len(in_goal)))
 
 
+def test_matrix_products_run_in_bf16_only_where_the_hardware_multiplies_it() -> None:
+    cpu, gpu = torch.device("cpu"), torch.device("cuda")
+    zen4 = ["avx2", "fma", "avx512f", "avx512bw", "avx512_bf16", "avx512_vnni"]
+    sapphire_rapids = [*zen4, "amx_tile", "amx_bf16", "amx_int8"]
+    zen1 = ["avx2", "fma"]
+    assert matmul_precision(cpu, zen4) == matmul_precision(cpu, sapphire_rapids) == "bf16"
+    assert matmul_precision(cpu, zen1) == matmul_precision(cpu, []) == "fp32"
+    assert matmul_precision(gpu, zen1) == "bf16"
+
+
+# None: the machine's own choice; both precisions also run by name, native or emulated.
+@pytest.mark.parametrize("matmuls", [None, "bf16", "fp32"])
 def test_a_short_cpu_run_learns_repeats_and_writes_a_checkpoint(
-    demos: Path, tmp_path: Path
+    demos: Path, tmp_path: Path, matmuls: MatmulPrecision | None
 ) -> None:
     # The system prompt and tools every demonstration shares are computed once a step.
     settings = TrainSettings(
-        steps=6, seed=5, batch_tokens=600, warmup_steps=1, learning_rate=4e-3, log_every=1
+        steps=6,
+        seed=5,
+        batch_tokens=600,
+        warmup_steps=1,
+        learning_rate=4e-3,
+        log_every=1,
+        matmuls=matmuls,
     )
     first = train(demos, tmp_path / "a", settings, shape=SHAPES["tiny"])
     again = train(demos, tmp_path / "b", settings, shape=SHAPES["tiny"])
@@ -208,6 +229,8 @@ def test_a_short_cpu_run_learns_repeats_and_writes_a_checkpoint(
     log = json.loads((out / "training_log.json").read_text())
     assert log["demonstrations"] >= 4 and log["shared_prefix_tokens"] > 500
     assert 0 <= log["seconds_before_training"] <= log["seconds"]
+    chosen = matmul_precision(torch.device("cpu"), probe_hardware().cpu_flags)
+    assert log["matmuls"] == (matmuls or chosen)
 
 
 def test_a_decision_recorded_twice_is_one_example_weighted_twice(

@@ -32,6 +32,14 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--device", choices=("cuda", "cpu"), default=None, help="default: cuda when present"
     )
+    parser.add_argument(
+        "--matmuls",
+        choices=("auto", "bf16", "fp32"),
+        default="auto",
+        help="precision of the matrix products (default auto: bf16 on a GPU and on CPUs that "
+        "multiply bf16 in hardware, AMX or AVX512-BF16; fp32 on other CPUs, where bf16 is "
+        "emulated and slower)",
+    )
     parser.add_argument("--steps", type=positive_int, default=2000, metavar="N")
     parser.add_argument("--seed", type=int, default=0, metavar="S")
     parser.add_argument(
@@ -116,6 +124,7 @@ def run_train(args: argparse.Namespace) -> int:
         steps=args.steps,
         seed=args.seed,
         device=device,
+        matmuls=None if args.matmuls == "auto" else args.matmuls,
         batch_tokens=args.batch_tokens,
         learning_rate=args.lr,
         context_loss_weight=args.context_loss,

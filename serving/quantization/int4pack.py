@@ -29,6 +29,7 @@ from typing import Literal
 import torch
 
 from serving.quantization import int4_kernel
+from serving.quantization.probe import native_bf16, probe_hardware
 
 # Every layout's row block divides this; weights must have a multiple of it as output rows.
 ROW_ALIGNMENT = 64
@@ -222,11 +223,6 @@ class KernelPlan:
         )
 
 
-def native_bf16(cpu_flags: set[str]) -> bool:
-    """Whether the CPU multiplies bf16 in hardware (AMX, AVX512-BF16)."""
-    return bool(cpu_flags & {"amx_bf16", "avx512_bf16"})
-
-
 def choose_plan(
     path: KernelPath,
     activations: torch.dtype,
@@ -264,8 +260,6 @@ def choose_plan(
 @functools.cache
 def machine_plan(path: KernelPath, activations: torch.dtype) -> KernelPlan:
     """`choose_plan` for this process's CPU and torch build (probes run once per process)."""
-    from serving.quantization.probe import probe_hardware
-
     flags = set(probe_hardware().cpu_flags)
     return choose_plan(path, activations, flags, native_layout(), int4_kernel.load())
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import os
 import platform
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -38,6 +38,8 @@ RELEVANT_FLAGS = (
     "avx2",
     "fma",
 )
+# The flags of CPUs that multiply bf16 in hardware; elsewhere bf16 products are emulated.
+NATIVE_BF16_FLAGS = frozenset({"amx_bf16", "avx512_bf16"})
 # cgroup v1 writes "no limit" as a page-rounded LONG_MAX.
 _UNLIMITED_BYTES = 1 << 62
 
@@ -65,6 +67,11 @@ class HardwareProfile(BaseModel):
     @property
     def is_arm(self) -> bool:
         return self.architecture in ("aarch64", "arm64")
+
+
+def native_bf16(cpu_flags: Iterable[str]) -> bool:
+    """Whether the CPU multiplies bf16 in hardware (AMX, AVX512-BF16)."""
+    return not NATIVE_BF16_FLAGS.isdisjoint(cpu_flags)
 
 
 class WeightChoice(BaseModel):

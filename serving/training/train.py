@@ -9,7 +9,9 @@ of all demonstrations with some words of the goal left out (`serving.training.go
 so that no one sentence carries a task; those are tokenized in the background while training
 runs (`serving.training.feed`). Batches group demonstrations of similar length under a token
 budget; their order, the weights' start and everything else random come from one seed, so a
-run on the CPU repeats exactly.
+run on the CPU repeats exactly. The matrix products run in bf16 where the hardware multiplies
+bf16 natively (any GPU here, CPUs with AMX or AVX512-BF16) and in float32 elsewhere, decided once
+before the first step (`matmul_precision`).
 """
 
 from __future__ import annotations
@@ -18,9 +20,10 @@ import math
 import random
 import shutil
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import ExitStack
 from pathlib import Path
+from typing import Literal
 
 import torch
 from pydantic import BaseModel, Field
@@ -33,6 +36,7 @@ from serving.checkpoint import (
     write_tokenizer,
     write_weights,
 )
+from serving.quantization.probe import native_bf16, probe_hardware
 from serving.training.data import (
     DemoError,
     LineEncoder,
@@ -68,10 +72,18 @@ WEIGHT_SHARD_BYTES = 15 << 20
 _TOKENIZER_SAMPLE = 4000
 
 
+MatmulPrecision = Literal["bf16", "fp32"]
+
+
 class TrainSettings(BaseModel):
     steps: int = Field(default=2000, ge=1)
     seed: int = 0
     device: str = "cpu"
+    matmuls: MatmulPrecision | None = Field(
+        default=None,
+        description="precision of the matrix products (None: the device's, see "
+        "`matmul_precision`); the residual stream, norms and losses stay float32",
+    )
     batch_tokens: int = Field(
         default=32768, ge=256, description="padded tokens per batch, after the shared prefix"
     )
@@ -131,12 +143,21 @@ class TrainingLog(BaseModel):
     scored_tokens_per_epoch: int
     longest_example: int
     steps_per_epoch: int | None = None  # absent from logs written before it was recorded
+    matmuls: MatmulPrecision | None = None  # the precision chosen (absent from older logs)
     epochs: float
     steps_done: int
     losses: list[LossPoint]
     # reading, tokenizing and loading before the first step (absent from older logs)
     seconds_before_training: float | None = None
     seconds: float
+
+
+def matmul_precision(device: torch.device, cpu_flags: Iterable[str]) -> MatmulPrecision:
+    """bf16 where it is native: on a GPU, or a CPU with AMX or AVX512-BF16. A CPU without
+    either converts every bf16 product through float32, which is slower than float32 itself."""
+    if device.type == "cpu" and not native_bf16(cpu_flags):
+        return "fp32"
+    return "bf16"
 
 
 # Receives (step, loss of the step, learning rate) after every step.
@@ -218,14 +239,16 @@ def train(
         device = torch.device(settings.device)
         model, optimizer = _model_and_optimizer(settings, shape, init, device)
         config = model.config
-        autocast = torch.autocast(device.type, dtype=torch.bfloat16, enabled=device.type == "cuda")
+        matmuls = settings.matmuls or matmul_precision(device, probe_hardware().cpu_flags)
+        autocast = torch.autocast(device.type, dtype=torch.bfloat16, enabled=matmuls == "bf16")
 
         prefix = (
             torch.tensor(corpus.prefix, dtype=torch.long, device=device) if corpus.prefix else None
         )
         say(
             f"training {parameter_count(config) / 1e6:.2f}M parameters for {settings.steps} steps "
-            f"({len(corpus.prefix)} prefix tokens shared by every demonstration)"
+            f"with {matmuls} matrix products ({len(corpus.prefix)} prefix tokens shared by "
+            "every demonstration)"
         )
         losses: list[LossPoint] = []
         window: list[float] = []
@@ -250,6 +273,7 @@ def train(
                 scored_tokens_per_epoch=corpus.tokens(scored=True),
                 longest_example=len(corpus.prefix) + max(e.length for e in corpus.examples),
                 steps_per_epoch=per_epoch,
+                matmuls=matmuls,
                 epochs=round(steps_done / per_epoch, 2),
                 steps_done=steps_done,
                 losses=losses,
