@@ -188,9 +188,15 @@ class SparkForTraining(nn.Module):
                 shared_out = attend(sq, sk, sv, mask[:prefix, :prefix])
                 shared = shared + attention.output(shared_x, shared_out)
                 shared = shared + layer.mlp(layer.post_attention_layernorm(shared))
-                k = torch.cat([sk.expand(batch, -1, -1, -1), k], 2)
-                v = torch.cat([sv.expand(batch, -1, -1, -1), v], 2)
-                mask = mask[prefix:]
+                # no query of `input_ids` sees a sliding layer's prefix keys beyond its window
+                first = (
+                    max(0, prefix - self.config.sliding_window + 1)
+                    if layer.layer_type == "sliding_attention"
+                    else 0
+                )
+                k = torch.cat([sk[:, :, first:].expand(batch, -1, -1, -1), k], 2)
+                v = torch.cat([sv[:, :, first:].expand(batch, -1, -1, -1), v], 2)
+                mask = mask[prefix:, first:]
             h = h + attention.output(x, attend(q, k, v, mask))
             h = h + layer.mlp(layer.post_attention_layernorm(h))
         return self.model.norm(h)
