@@ -409,6 +409,18 @@ def test_train_command_reports_bad_input_in_one_line(tmp_path: Path) -> None:
     )
 
 
+def test_train_command_takes_the_matrix_precision_asked_for(demos: Path, tmp_path: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    out = tmp_path / "fp32"
+    done = run_cli(
+        "train", str(demos), "--out", str(out), "--device", "cpu", "--steps", "2",
+        "--batch-tokens", "600", "--matmuls", "fp32", env=env,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "with fp32 matrix products" in done.stderr
+    assert json.loads((out / "training_log.json").read_text())["matmuls"] == "fp32"
+
+
 def test_the_shipped_policy_is_served_by_name_and_fits_the_repository() -> None:
     from serving.launcher import resolve_model
 
