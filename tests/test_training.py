@@ -7,6 +7,7 @@ import json
 import os
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -177,6 +178,14 @@ def test_a_value_copied_from_the_goal_is_the_same_tokens_in_the_call(
     assert any(in_goal[i : i + len(in_call)] == in_call for i in range(len(in_goal)))
 
 
+def _six_steps(**settings: Any) -> TrainSettings:
+    """A run on the Wi-Fi demonstrations that learns within six steps of the tiny shape."""
+    return TrainSettings(
+        steps=6, seed=5, batch_tokens=600, warmup_steps=1, learning_rate=4e-3, log_every=1,
+        **settings,
+    )  # fmt: skip
+
+
 def test_matrix_products_run_in_bf16_only_where_the_hardware_multiplies_it() -> None:
     cpu, gpu = torch.device("cpu"), torch.device("cuda")
     zen4 = ["avx2", "fma", "avx512f", "avx512bw", "avx512_bf16", "avx512_vnni"]
@@ -193,15 +202,7 @@ def test_a_short_cpu_run_learns_repeats_and_writes_a_checkpoint(
     demos: Path, tmp_path: Path, matmuls: MatmulPrecision | None
 ) -> None:
     # The system prompt and tools every demonstration shares are computed once a step.
-    settings = TrainSettings(
-        steps=6,
-        seed=5,
-        batch_tokens=600,
-        warmup_steps=1,
-        learning_rate=4e-3,
-        log_every=1,
-        matmuls=matmuls,
-    )
+    settings = _six_steps(matmuls=matmuls)
     first = train(demos, tmp_path / "a", settings, shape=SHAPES["tiny"])
     again = train(demos, tmp_path / "b", settings, shape=SHAPES["tiny"])
     losses = [point.loss for point in first.losses]
@@ -308,15 +309,7 @@ def test_each_epoch_shows_new_values_and_goals_with_words_left_out(
 def test_a_run_can_also_learn_the_prompts_own_tokens(demos: Path, tmp_path: Path) -> None:
     # The prompts' tokens are scored beside the completions (a dense signal for copying); the
     # logged loss stays the completions' own, so runs with and without it compare.
-    settings = TrainSettings(
-        steps=6,
-        seed=5,
-        batch_tokens=600,
-        warmup_steps=1,
-        learning_rate=4e-3,
-        log_every=1,
-        context_loss_weight=0.5,
-    )
+    settings = _six_steps(context_loss_weight=0.5)
     log = train(demos, tmp_path / "ctx", settings, shape=SHAPES["tiny"])
     context = [point.context_loss for point in log.losses]
     assert all(value is not None for value in context)
