@@ -10,7 +10,7 @@ so that no one sentence carries a task; those are tokenized in the background wh
 runs (`serving.training.feed`). Batches group demonstrations of similar length under a token
 budget; their order, the weights' start and everything else random come from one seed, so a
 run on the CPU repeats exactly. The matrix products run in bf16 where the hardware multiplies
-bf16 natively (any GPU here, CPUs with AMX or AVX512-BF16) and in float32 elsewhere, decided once
+bf16 natively (a GPU, a CPU with AMX or AVX512-BF16) and in float32 elsewhere, decided once
 before the first step (`matmul_precision`).
 """
 
