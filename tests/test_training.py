@@ -356,8 +356,11 @@ def test_a_run_saving_as_it_goes_always_leaves_a_whole_checkpoint(
         steps=4, seed=5, batch_tokens=600, warmup_steps=1, log_every=1, save_every_s=1e-6
     )
     train(demos, out, settings, shape=SHAPES["tiny"], on_step=look_at_the_last_save)
-    assert [(step, done) for step, done, _ in snapshots] == [(2, 1), (3, 2), (4, 3)]
-    assert len({weight for _, _, weight in snapshots}) == 3  # each save holds new weights
+    # a step's loss is read once the next step is under way, after the save that follows it
+    assert [(step, done) for step, done, _ in snapshots] == [(1, 1), (2, 2), (3, 3), (4, 4)]
+    assert len({weight for _, _, weight in snapshots}) == 4  # each save holds new weights
+    log = json.loads((out / "training_log.json").read_text())
+    assert [point["step"] for point in log["losses"]] == [1, 2, 3, 4]  # none lost at the end
     assert not any(p.name.startswith("latest") for p in out.iterdir())
     assert (out / "model.safetensors").is_file()
 

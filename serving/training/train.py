@@ -22,6 +22,7 @@ import shutil
 import time
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import ExitStack
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
@@ -164,6 +165,16 @@ def matmul_precision(device: torch.device, cpu_flags: Iterable[str]) -> MatmulPr
 StepCallback = Callable[[int, float, float], None]
 
 
+@dataclass(frozen=True)
+class _StepLosses:
+    """A dispatched step's losses, still on the device until `settle` reads them."""
+
+    step: int
+    completion: torch.Tensor
+    context: torch.Tensor | None
+    rate: float
+
+
 def _point(
     step: int, window: Sequence[float], context: Sequence[float], rate: float, started: float
 ) -> LossPoint:
@@ -298,6 +309,21 @@ def train(
             goal_dropout_share=settings.goal_dropout_share,
         )
         feed = stack.enter_context(EpochFeed(corpus, lines, encoder, showing, rng))
+        in_flight: _StepLosses | None = None
+
+        def settle(done: _StepLosses) -> None:
+            """Reads a finished step's losses into the log (the one place that waits)."""
+            nonlocal window, context_window
+            value = float(done.completion)
+            window.append(value)
+            if done.context is not None:
+                context_window.append(float(done.context))
+            if on_step is not None:
+                on_step(done.step, value, done.rate)
+            if done.step % settings.log_every == 0:
+                losses.append(_point(done.step, window, context_window, done.rate, started))
+                window, context_window = [], []
+
         for step in range(settings.steps):
             if loop_budget is not None:
                 time_used = (time.monotonic() - loop_started) / max(loop_budget, 1e-9)
@@ -309,36 +335,42 @@ def train(
             rate = learning_rate(step, settings, time_used)
             for group in optimizer.param_groups:
                 group["lr"] = rate
-            input_ids = batch.input_ids.to(device)
+            # pinned, non-blocking copies and a loss read one step late keep a GPU's queue
+            # full: the host prepares the next step while the device still runs this one
+            input_ids, targets, context_targets = (
+                (t.pin_memory() if device.type == "cuda" else t).to(device, non_blocking=True)
+                for t in (batch.input_ids, batch.targets, batch.context)
+            )
             with autocast:
                 if settings.context_loss_weight > 0:
                     completion, context = model.target_losses(
-                        input_ids, [batch.targets.to(device), batch.context.to(device)], prefix
+                        input_ids, [targets, context_targets], prefix
                     )
                     loss = completion + settings.context_loss_weight * context
-                    context_window.append(float(context.detach()))
                 else:
-                    completion = loss = model.target_loss(
-                        input_ids, batch.targets.to(device), prefix
-                    )
+                    completion = loss = model.target_loss(input_ids, targets, prefix)
+                    context = None
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             optimizer.step()
-            value = float(completion.detach())
+            if in_flight is not None:
+                settle(in_flight)
             steps_done = step + 1
-            window.append(value)
-            if on_step is not None:
-                on_step(step + 1, value, rate)
-            if steps_done % settings.log_every == 0:
-                losses.append(_point(steps_done, window, context_window, rate, started))
-                window, context_window = [], []
+            in_flight = _StepLosses(
+                step=steps_done,
+                completion=completion.detach(),
+                context=None if context is None else context.detach(),
+                rate=rate,
+            )
             if settings.save_every_s is not None and (
                 time.monotonic() - last_saved >= settings.save_every_s
             ):
                 _write_snapshot(out_dir, config, model, progress_log())
                 say(f"step {steps_done}: checkpoint so far in {out_dir / SNAPSHOT_DIR}")
                 last_saved = time.monotonic()
+        if in_flight is not None:
+            settle(in_flight)
         if window:
             losses.append(_point(steps_done, window, context_window, rate, started))
 
