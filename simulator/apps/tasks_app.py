@@ -51,8 +51,14 @@ def due_label(due: str, today: str) -> str:
     return shown if day.year == now.year else f"{shown}, {day.year}"
 
 
+def list_order(due: str, title: str) -> tuple[int, str, str]:
+    """Where a task stands in its part of the list (open, or completed): by due date, tasks
+    without one last, then by title."""
+    return (0 if due else 1, due, title.casefold())
+
+
 def _order(task: TodoTask) -> tuple[int, str, str]:
-    return (0 if task.due else 1, task.due, task.title.casefold())
+    return list_order(task.due, task.title)
 
 
 class TaskListPage(Page):

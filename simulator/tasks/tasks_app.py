@@ -7,6 +7,7 @@ import datetime as dt
 import random
 from collections.abc import Callable
 
+from simulator.apps.tasks_app import list_order
 from simulator.state import TASKS_APP
 from simulator.tasks import pools
 from simulator.tasks.app_steps import TODAY, pick_date_steps, same_titles, spoken_date
@@ -16,8 +17,10 @@ from simulator.tasks.base import (
     State,
     Task,
     done,
+    key,
     normalize_text,
     open_app,
+    remember,
     same_digits,
     tap,
     type_in,
@@ -38,11 +41,14 @@ _TITLE_SHAPES = (
     "Pay the {bill} bill for {month}",
     "Order {n} {item}",
 )
+# Titles of tasks a plan opens to read: an agent asks the user before it taps anything that
+# says "pay", and the simulated user says yes only where the goal asks to pay.
+_OPENED_SHAPES = tuple(shape for shape in _TITLE_SHAPES if not shape.startswith("Pay "))
 
 
-def _title(rng: random.Random) -> str:
+def _title(rng: random.Random, shapes: tuple[str, ...] = _TITLE_SHAPES) -> str:
     """A to-do title without commas, which separate the titles of an answer."""
-    return rng.choice(_TITLE_SHAPES).format(
+    return rng.choice(shapes).format(
         doc=pools.pick_word(
             rng,
             "project proposal, expense report, code changes, budget, contract, quarterly goals, "
@@ -61,8 +67,8 @@ def _title(rng: random.Random) -> str:
     )
 
 
-def _titles(rng: random.Random, count: int) -> list[str]:
-    return pools.distinct(rng, _title, count)
+def _titles(rng: random.Random, count: int, shapes: tuple[str, ...] = _TITLE_SHAPES) -> list[str]:
+    return pools.distinct(rng, lambda r: _title(r, shapes), count)
 
 
 NOTES = ("This task is important.", "Confirm meeting location.", "Check email for updates.")
@@ -159,7 +165,7 @@ def _due_on(rng: random.Random, day: str) -> tuple[list[dict[str, object]], list
 
 
 def _high_due_on(rng: random.Random, day: str) -> tuple[list[dict[str, object]], list[str]]:
-    titles = _titles(rng, 6)
+    titles = _titles(rng, 6, _OPENED_SHAPES)
     answer = titles[: rng.randrange(1, 3)]
     other_day = (dt.date.fromisoformat(day) + dt.timedelta(days=2)).isoformat()
     tasks = [_task(t, day, "high") for t in answer]
@@ -189,7 +195,7 @@ def _incomplete_by(rng: random.Random, day: str) -> tuple[list[dict[str, object]
 
 
 def _high_priority(rng: random.Random) -> Params:
-    titles = _titles(rng, 7)
+    titles = _titles(rng, 7, _OPENED_SHAPES)
     answer = titles[: rng.randrange(1, 4)]
     tasks = [_task(t, _day(rng.randrange(0, 10)), "high") for t in answer]
     tasks += [
@@ -213,11 +219,37 @@ def _next_week(rng: random.Random) -> Params:
     return {"tasks": tasks, "count": count}
 
 
+def _as_listed(p: Params, titles: list[str]) -> list[str]:
+    """`titles` in the order the list shows them (open tasks, then completed ones), so that an
+    answer read off the screen goes top to bottom."""
+    task = {str(t["title"]): t for t in p["tasks"]}
+    return sorted(
+        titles,
+        key=lambda title: (
+            bool(task[title]["completed"]),
+            *list_order(str(task[title]["due"]), title),
+        ),
+    )
+
+
 def _answer_steps(p: Params, show_completed: bool = False) -> list[PlanStep]:
     steps = [open_app("Tasks")]
     if show_completed:
         steps += [tap("More options"), tap("Show completed")]
-    return [*steps, done(answer=", ".join(p["answer"]))]
+    return [*steps, done(answer=", ".join(_as_listed(p, p["answer"])))]
+
+
+def _priority_steps(p: Params, day: str | None = None) -> list[PlanStep]:
+    """The list does not show priorities, a task's own page does: open each task that could be
+    an answer (those due on `day`, if given), note the high ones, go back, then answer."""
+    candidates = [t for t in p["tasks"] if not t["completed"] and (day is None or t["due"] == day)]
+    steps = [open_app("Tasks")]
+    for title in _as_listed(p, [str(t["title"]) for t in candidates]):
+        steps.append(tap(title))
+        if any(t["title"] == title and t["priority"] == "high" for t in candidates):
+            steps.append(remember("High", f"High priority: {title}"))
+        steps.append(key("back"))
+    return [*steps, done(answer=", ".join(_as_listed(p, p["answer"])))]
 
 
 def _titled(state: State, title: str) -> list[dict[str, object]]:
@@ -385,9 +417,9 @@ TASKS: list[Task] = [
         ),
         sample=_high_priority,
         setup=lambda p: {"todo_tasks": p["tasks"]},
-        plan=_answer_steps,
+        plan=_priority_steps,
         check=lambda s, p, a: same_titles(a, p["answer"]),
-        max_steps=16,
+        max_steps=20,  # the plan opens all seven tasks: 16 steps
     ),
     Task(
         name="TasksHighPriorityTasksDueOnDate",
@@ -416,7 +448,7 @@ TASKS: list[Task] = [
         ),
         sample=_question(_high_due_on, range(0, 10)),
         setup=lambda p: {"todo_tasks": p["tasks"]},
-        plan=_answer_steps,
+        plan=lambda p: _priority_steps(p, day=str(p["due_iso"])),
         check=lambda s, p, a: same_titles(a, p["answer"]),
         max_steps=16,
     ),
