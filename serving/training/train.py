@@ -324,6 +324,12 @@ def train(
                 losses.append(_point(done.step, window, context_window, done.rate, started))
                 window, context_window = [], []
 
+        # Pinned, non-blocking copies and a loss read one step late keep a GPU's queue full:
+        # the host prepares the next step while the device still runs this one.
+        def to_device(tensor: torch.Tensor) -> torch.Tensor:
+            pinned = tensor.pin_memory() if device.type == "cuda" else tensor
+            return pinned.to(device, non_blocking=True)
+
         for step in range(settings.steps):
             if loop_budget is not None:
                 time_used = (time.monotonic() - loop_started) / max(loop_budget, 1e-9)
@@ -335,16 +341,11 @@ def train(
             rate = learning_rate(step, settings, time_used)
             for group in optimizer.param_groups:
                 group["lr"] = rate
-            # pinned, non-blocking copies and a loss read one step late keep a GPU's queue
-            # full: the host prepares the next step while the device still runs this one
-            input_ids, targets, context_targets = (
-                (t.pin_memory() if device.type == "cuda" else t).to(device, non_blocking=True)
-                for t in (batch.input_ids, batch.targets, batch.context)
-            )
+            input_ids, targets = to_device(batch.input_ids), to_device(batch.targets)
             with autocast:
                 if settings.context_loss_weight > 0:
                     completion, context = model.target_losses(
-                        input_ids, [targets, context_targets], prefix
+                        input_ids, [targets, to_device(batch.context)], prefix
                     )
                     loss = completion + settings.context_loss_weight * context
                 else:

@@ -242,11 +242,15 @@ def _answer_steps(p: Params, show_completed: bool = False) -> list[PlanStep]:
 def _priority_steps(p: Params, day: str | None = None) -> list[PlanStep]:
     """The list does not show priorities, a task's own page does: open each task that could be
     an answer (those due on `day`, if given), note the high ones, go back, then answer."""
-    candidates = [t for t in p["tasks"] if not t["completed"] and (day is None or t["due"] == day)]
+    candidates = {
+        str(t["title"]): t
+        for t in p["tasks"]
+        if not t["completed"] and (day is None or t["due"] == day)
+    }
     steps = [open_app("Tasks")]
-    for title in _as_listed(p, [str(t["title"]) for t in candidates]):
+    for title in _as_listed(p, list(candidates)):
         steps.append(tap(title))
-        if any(t["title"] == title and t["priority"] == "high" for t in candidates):
+        if candidates[title]["priority"] == "high":
             steps.append(remember("High", f"High priority: {title}"))
         steps.append(key("back"))
     return [*steps, done(answer=", ".join(_as_listed(p, p["answer"])))]
