@@ -19,7 +19,7 @@ from serving.checkpoint import user_cache_dir
 from serving.launcher import ResolvedModel
 from serving.quantization.probe import SERVE_ARGS, Scheme, probe
 from serving.quantization.quantize import Scheme as QuantizedScheme
-from serving.quantization.quantize import quantize_checkpoint
+from serving.quantization.quantize import layout_tag, quantize_checkpoint
 
 WEIGHT_CHOICES = ("auto", "bf16", "w4a16", "w4a8", "w8a8")
 
@@ -78,7 +78,7 @@ def _cached_build(source: Path, scheme: QuantizedScheme) -> Path:
     # The newest of the folder and its files: weights copied over the old ones in place leave
     # the folder's own time as it was, and must not be served from the old build.
     stamp = max(path.stat().st_mtime_ns for path in (source, *source.iterdir()))
-    target = user_cache_dir() / "quantized" / f"{source.name}-{stamp}-{scheme}"
+    target = user_cache_dir() / "quantized" / f"{source.name}-{stamp}-{layout_tag(scheme)}"
     if (target / "config.json").is_file():
         return target
     building = target.with_name(target.name + ".building")

@@ -412,7 +412,9 @@ def test_bench_serving_measures_tiny_builds_and_reports_what_cannot_serve(
         assert report["peer"] == []
         assert any("llama.cpp peer: " in item for item in report["not_measured"])
     assert (tmp_path / "bf16" / "config.json").is_file()
-    assert (tmp_path / "w4a8" / "config.json").is_file()
+    from serving.quantization.quantize import layout_tag
+
+    assert (tmp_path / layout_tag("w4a8") / "config.json").is_file()
 
 
 @pytest.mark.parametrize(("option", "eager"), [([], True), (["--compiled"], False)])

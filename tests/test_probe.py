@@ -245,6 +245,25 @@ def test_measurements_are_kept_per_cpu_and_torch_version(tmp_path: Path) -> None
     assert timings.load_measurement(avx2, tmp_path) is None  # measured again, never a crash
 
 
+def test_a_measurement_of_another_w4a16_format_is_made_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import dataclasses
+
+    from serving.quantization import quantize
+
+    hardware = _hardware(flags="avx2 fma")
+    path = timings.cache_path(hardware, tmp_path)
+    path.parent.mkdir(parents=True)
+    path.write_text(_measurement(w4a16=(4.0, 3.0, 16.0)).model_dump_json())
+    plan = quantize.PLANS["w4a16"]
+    int4_table = dataclasses.replace(
+        plan, quantization_config=lambda size: {**plan.quantization_config(size), "table_bits": 4}
+    )
+    monkeypatch.setitem(quantize.PLANS, "w4a16", int4_table)
+    assert timings.load_measurement(hardware, tmp_path) is None  # its head ran another kernel
+
+
 def test_cli_speed_choice_reads_the_cached_measurement(tmp_path: Path) -> None:
     code = (
         "import sys\n"

@@ -67,16 +67,25 @@ def test_cli_json_report_last_line_has_min_snr_and_per_tensor_snr(
         assert (tmp_path / scheme / side_file).is_file()
 
 
-def test_w4a16_checkpoint_is_our_format_with_a_tied_int4_table(tiny: Path, tmp_path: Path) -> None:
-    quantize.quantize_checkpoint(tiny, tmp_path / "q", "w4a16", 64)
+def test_w4a16_checkpoint_is_our_format_with_a_tied_int8_table(tiny: Path, tmp_path: Path) -> None:
+    report = quantize.quantize_checkpoint(tiny, tmp_path / "q", "w4a16", 64)
     config = json.loads((tmp_path / "q" / "config.json").read_text())
     assert config["quantization_config"]["quant_method"] == "phone_agent_w4a16"
+    assert config["quantization_config"]["table_bits"] == 8
     assert config["tie_word_embeddings"] is True
     stored, source = _tensors(tmp_path / "q"), _tensors(tiny)
     assert stored[f"{QKV}.qweight"].dtype == torch.uint8
     assert stored[f"{QKV}.qweight"].shape == (256, 64)
     assert stored[f"{QKV}.scales"].shape == stored[f"{QKV}.zeros"].shape == (256, 2)
-    assert "model.embedding.qweight" in stored and "lm_head.qweight" not in stored
+    assert "lm_head.qweight" not in stored and "model.embedding.qweight" not in stored
+    table, table_scale = stored["model.embedding.weight"], stored["model.embedding.weight_scale"]
+    assert table.dtype == torch.int8 and table_scale.dtype == torch.bfloat16
+    assert table_scale.shape == (table.shape[0], 1)
+    # The table is the tensor whose error reaches every logit: int8 keeps it far above 4-bit.
+    assert report.snr_db["model.embedding.weight"] > 35 > report.snr_db[f"{QKV}.weight"]
+    original_table = source["model.embedding.weight"].float()
+    restored_table = table.float() * table_scale.float()
+    assert torch.allclose(restored_table, original_table, atol=float(table_scale.max()) / 2 + 1e-6)
     assert torch.equal(
         stored["model.layers.0.self_attn.g_proj.weight"],
         source["model.layers.0.self_attn.g_proj.weight"],

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -45,6 +46,28 @@ def test_weights_copied_over_in_place_are_quantized_afresh(tiny: ResolvedModel) 
     assert (
         next(second.glob("*.safetensors")).read_bytes()
         != next(first.glob("*.safetensors")).read_bytes()
+    )
+
+
+def test_a_build_in_an_older_format_is_made_again(
+    tiny: ResolvedModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from serving.quantization import quantize
+
+    current = plan_weights(tiny, "w4a16", "auto", lambda stage: None).model.path
+    plan = quantize.PLANS["w4a16"]
+    older = dataclasses.replace(
+        plan,
+        quantization_config=lambda group_size: {
+            **plan.quantization_config(group_size),
+            "table_bits": 4,
+        },
+    )
+    monkeypatch.setitem(quantize.PLANS, "w4a16", older)
+    rebuilt = plan_weights(tiny, "w4a16", "auto", lambda stage: None).model.path
+    assert rebuilt != current
+    assert (
+        json.loads((rebuilt / "config.json").read_text())["quantization_config"]["table_bits"] == 4
     )
 
 

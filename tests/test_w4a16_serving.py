@@ -2,8 +2,8 @@
 
 One server start (eager, fp32 activations so the comparison is tight): the prompt's
 log-probabilities exercise the prefill path (dequantize + GEMM), the generated tokens the
-decode path (our AVX2 kernel where it runs, tinygemm elsewhere), the first token the int4
-embedding lookup, and every logit the tied int4 output head.
+decode path (our AVX2 kernel where it runs, tinygemm elsewhere), the first token the int8
+embedding lookup, and every logit the tied int8 output head.
 
 The bounds come from what each path rounds, on this machine's plan:
 - two fp32 evaluations of the same maths (vLLM's and the reference's, different orders of
@@ -14,7 +14,8 @@ The bounds come from what each path rounds, on this machine's plan:
   reference is run again with that rounding on the decoded rows' linear inputs (all of x; the
   kernel keeps x exact in its zero-point term, so this errs wide), and the decoded
   log-probabilities may differ from the exact ones by twice what it moved them, plus the floor.
-  tinygemm rounds nothing beyond fp32 (its kernel test holds it to that).
+  tinygemm rounds nothing beyond fp32 (its kernel test holds it to that), nor does torch's int8
+  GEMM under the head (the reference rounds the head's input too: that errs wide as well).
 """
 
 from __future__ import annotations
@@ -54,6 +55,8 @@ def dequantized_weights(model_dir: Path, group_size: int) -> dict:
             weights[f"{prefix}.weight"] = int4pack.dequantize_portable(
                 tensor, tensors[f"{prefix}.scales"], tensors[f"{prefix}.zeros"], group_size
             )
+        elif name.endswith(".weight") and f"{name}_scale" in tensors:
+            weights[name] = tensor.float() * tensors[f"{name}_scale"].float()
         elif name.endswith(".weight"):
             weights[name] = tensor.float()
     return weights
@@ -134,3 +137,21 @@ def test_served_w4a16_matches_the_dequantized_reference(tmp_path: Path) -> None:
     ]
     assert max(decode_deltas) < FP32_LOGPROB_FLOOR + 2 * rounding_cost
     assert generated[0] == int(reference[PROMPT_TOKENS - 1].argmax())
+
+
+def test_the_table_method_follows_the_checkpoint_and_older_ones_keep_int4() -> None:
+    from vllm.model_executor.layers.vocab_parallel_embedding import VocabParallelEmbedding
+
+    from serving.quantization import vllm_method
+
+    table = object.__new__(VocabParallelEmbedding)  # only its class is looked at
+    current = vllm_method.W4A16Config.from_config({"group_size": 128, "table_bits": 8})
+    older = vllm_method.W4A16Config.from_config({"group_size": 128})
+    assert isinstance(
+        current.get_quant_method(table, "model.embedding"), vllm_method.Int8TableMethod
+    )
+    assert isinstance(
+        older.get_quant_method(table, "model.embedding"), vllm_method.W4A16EmbeddingMethod
+    )
+    with pytest.raises(ValueError, match="table_bits must be 4 or 8"):
+        vllm_method.W4A16Config.from_config({"group_size": 128, "table_bits": 2})

@@ -199,10 +199,10 @@ def _run_kernels(args: argparse.Namespace) -> int:
 class _ServingStack:
     """The `bench serving` backend: our checkpoint writer, quantizer and vLLM launcher.
 
-    Layout of the work directory: one folder per scheme (`bf16` is the random source),
-    `logs/`, and `gguf/` for the llama.cpp peer's files and logs. A folder or file is written
-    under a temporary name and renamed when complete, so a build interrupted half-way is made
-    again rather than measured.
+    Layout of the work directory: one folder per build (`bf16` is the random source; a quantized
+    build's folder names its scheme and format), `logs/`, and `gguf/` for the llama.cpp peer's
+    files and logs. A folder or file is written under a temporary name and renamed when
+    complete, so a build interrupted half-way is made again rather than measured.
     """
 
     def __init__(self, work_dir: Path, settings: ServingBenchSettings) -> None:
@@ -212,10 +212,16 @@ class _ServingStack:
         # Room for the prefill prompt and for a decode run, whichever is longer.
         self._max_model_len = max(2048, settings.prefill_tokens + settings.decode_tokens)
 
+    def _folder(self, scheme: str) -> Path:
+        """Where a build lives; a quantized build's folder names its format (`layout_tag`)."""
+        from serving.quantization.quantize import layout_tag
+
+        return self._work_dir / (scheme if scheme == "bf16" else layout_tag(scheme))  # type: ignore[arg-type]
+
     def _build(self, scheme: str, write: Callable[[Path], object]) -> Path:
         import shutil
 
-        target = self._work_dir / scheme
+        target = self._folder(scheme)
         if not (target / "config.json").is_file():
             building = target.with_name(target.name + ".building")
             shutil.rmtree(building, ignore_errors=True)
@@ -246,7 +252,7 @@ class _ServingStack:
             # Built once per machine: the server's load time must not include the compiler.
             int4_kernel.load()
         started = time.monotonic()
-        reused = (self._work_dir / scheme / "config.json").is_file()
+        reused = (self._folder(scheme) / "config.json").is_file()
         try:
             target = self._build(
                 scheme,
@@ -267,7 +273,7 @@ class _ServingStack:
 
         schemes = [build.scheme for build in builds]
         results = measure_builds(
-            [(scheme, self._work_dir / scheme) for scheme in schemes],
+            [(scheme, self._folder(scheme)) for scheme in schemes],
             port=launcher.free_port(),
             log_dir=self._logs,
             extra_args={scheme: _serve_args(scheme) for scheme in schemes},
@@ -301,7 +307,7 @@ class _ServingStack:
             enforce_eager=not self._settings.compiled,
             extra_args=tuple(_serve_args(scheme)),
         )
-        model = launcher.ResolvedModel(self._work_dir / scheme, scheme, "local")
+        model = launcher.ResolvedModel(self._folder(scheme), scheme, "local")
         log_path = self._logs / f"{scheme}-concurrency.log"
         process = launcher.start_server(
             launcher.server_command(model, settings),

@@ -7,7 +7,8 @@ output head at the 1.7B shape, with random weights:
 
 - `bf16`: the layer's weights in bf16, multiplied as vLLM multiplies unquantized weights;
 - `w4a16`: the weights in torch's int4 layout on this process's `KernelPlan` (our AVX2 kernel
-  or torch's for few rows, dequantize + GEMM for many), as our vLLM method runs them.
+  or torch's for few rows, dequantize + GEMM for many), as our vLLM method runs them; its head
+  is the int8 table on torch's int8 weight-only GEMM.
 
 W4A8 and W8A8 run on vLLM's own kernels, whose weights only vLLM's loader prepares; the probe
 does not time them (`bench serving` does, through a real server), so a choice made from
@@ -93,9 +94,21 @@ def _w4a16_kernel(matrix: Matrix, generator: torch.Generator) -> Multiply:
     return lambda x: int4pack.linear(x, packed, scale_zero, GROUP_SIZE, plan)
 
 
+def _int8_table_kernel(matrix: Matrix, generator: torch.Generator) -> Multiply:
+    weight = torch.randint(
+        -127, 128, (matrix.rows, matrix.columns), dtype=torch.int8, generator=generator
+    )
+    scales = (torch.rand(matrix.rows, generator=generator) * 0.001).bfloat16()
+    return lambda x: torch._weight_int8pack_mm(x, weight, scales)
+
+
 KERNELS: dict[Scheme, Callable[[Matrix, torch.Generator], Multiply]] = {
     "bf16": _bf16_kernel,
     "w4a16": _w4a16_kernel,
+}
+# Where a build's output head runs on another kernel than its layers.
+HEAD_KERNELS: dict[Scheme, Callable[[Matrix, torch.Generator], Multiply]] = {
+    "w4a16": _int8_table_kernel,
 }
 UNTIMED: dict[Scheme, str] = {
     "w4a8": "not timed: vLLM's W4A8 kernel needs weights prepared by vLLM's loader "
@@ -138,7 +151,7 @@ def time_build(
         del multiply
     head = head_matrix(config)
     progress(f"{scheme}: {head.name} {head.rows}x{head.columns}")
-    multiply = build(head, generator)
+    multiply = HEAD_KERNELS.get(scheme, build)(head, generator)
     row = torch.randn(1, head.columns, generator=generator).bfloat16()
     head_ms = _fastest_ms(functools.partial(multiply, row), repeat)
     return BuildTiming(

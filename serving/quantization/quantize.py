@@ -5,8 +5,9 @@ of rows and appended to an output shard that is written once it reaches `SHARD_B
 process never holds the model twice. Schemes:
 
 - `w4a16`: our format for `phone_agent_w4a16`: asymmetric 4-bit per group of input columns,
-  with a per-group search of the clipping range; the embedding table is quantized too and stays
-  tied (vLLM's Spark model uses one module for the lookup and the output head).
+  with a per-group search of the clipping range. The vocabulary table (tied: vLLM's Spark model
+  uses one module for the lookup and the output head) is int8 with one scale per row: it is the
+  tensor 4-bit rounds worst, and its error lands straight on every logit.
 - `w4a8`: GPTQ (4 bits, symmetric, implicit zero point 8, no act-order), the format vLLM's CPU
   kernel selector accepts; `lm_head` is untied and quantized, because left tied that one GEMM
   runs in bf16 and costs more than the whole 4-bit saving. Rounding is to nearest (no
@@ -19,6 +20,7 @@ norms, and whatever is not a linear weight stay in the source precision.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import re
@@ -247,6 +249,28 @@ def quantize_w4a16(weight: torch.Tensor, group_size: int) -> QuantizedWeight:
     return QuantizedWeight({"qweight": packed, "scales": scales, "zeros": zeros}, tally.snr_db)
 
 
+def quantize_int8_rows(weight: torch.Tensor, group_size: int) -> QuantizedWeight:
+    """Symmetric int8 with one scale per row, each scale exactly representable in bf16.
+
+    A bf16 scale lets the head run on torch's int8 weight-only GEMM with bf16 activations
+    without rounding the scales a second time.
+    """
+    import torch
+
+    rows, columns = weight.shape
+    quantized = torch.empty(rows, columns, dtype=torch.int8)
+    scales = torch.empty(rows, 1, dtype=torch.bfloat16)
+    tally = ErrorTally()
+    for start, stop in _row_blocks(rows, columns):
+        block = weight[start:stop].float()
+        scale = (block.abs().amax(-1, keepdim=True) / 127).clamp(min=1e-8).bfloat16().float()
+        q = (block / scale).round().clamp(-127, 127)
+        quantized[start:stop] = q.to(torch.int8)
+        scales[start:stop] = scale.bfloat16()
+        tally.add(block, q * scale)
+    return QuantizedWeight({"weight": quantized, "weight_scale": scales}, tally.snr_db)
+
+
 def quantize_gptq(weight: torch.Tensor, group_size: int) -> QuantizedWeight:
     import torch
 
@@ -303,6 +327,8 @@ class SchemePlan:
     quantize: Callable[[torch.Tensor, int], QuantizedWeight]
     targets: Callable[[str, dict[str, Any]], bool]
     untie_head: bool
+    # How the vocabulary tables (embedding, head) are quantized, where not like the linear layers.
+    quantize_table: Callable[[torch.Tensor, int], QuantizedWeight] | None
     quantization_config: Callable[[int], dict[str, Any]]
 
 
@@ -323,18 +349,21 @@ PLANS: dict[Scheme, SchemePlan] = {
         quantize=quantize_w4a16,
         targets=_w4a16_targets,
         untie_head=False,
+        quantize_table=quantize_int8_rows,
         quantization_config=lambda group_size: {
             "quant_method": W4A16_METHOD,
             "bits": 4,
             "group_size": group_size,
             "zero_point": True,
             "path": "adaptive",
+            "table_bits": 8,
         },
     ),
     "w4a8": SchemePlan(
         quantize=quantize_gptq,
         targets=_w4a8_targets,
         untie_head=True,
+        quantize_table=None,
         quantization_config=lambda group_size: {
             "quant_method": "gptq",
             "bits": 4,
@@ -350,6 +379,7 @@ PLANS: dict[Scheme, SchemePlan] = {
         quantize=quantize_int8_channel,
         targets=_w8a8_targets,
         untie_head=False,
+        quantize_table=None,
         quantization_config=lambda group_size: {
             "quant_method": "compressed-tensors",
             "format": "int-quantized",
@@ -377,6 +407,14 @@ PLANS: dict[Scheme, SchemePlan] = {
         },
     ),
 }
+
+
+def layout_tag(scheme: Scheme) -> str:
+    """The scheme and a digest of the format its builds are written in, for naming build folders:
+    a folder so named is never taken for a build in an older format, and neither is vLLM's compile
+    cache, which keys on the model's path and method name but not on its quantization config."""
+    layout = json.dumps(PLANS[scheme].quantization_config(DEFAULT_GROUP_SIZE), sort_keys=True)
+    return f"{scheme}-{hashlib.sha256(layout.encode()).hexdigest()[:8]}"
 
 
 def _copy_side_files(source: Path, destination: Path) -> None:
@@ -427,8 +465,11 @@ def quantize_checkpoint(
             kept += 1
             quantize_as = [LM_HEAD]
         for target in quantize_as:
+            quantize_tensor = plan.quantize
+            if target in (EMBEDDING, LM_HEAD) and plan.quantize_table:
+                quantize_tensor = plan.quantize_table
             try:
-                result = plan.quantize(tensor, group_size)
+                result = quantize_tensor(tensor, group_size)
             except ValueError as exc:
                 raise QuantizeError(f"{target}: {exc}") from exc
             prefix = target.removesuffix(".weight")

@@ -15,6 +15,7 @@ from pydantic import BaseModel
 
 from serving.checkpoint import Shape, user_cache_dir
 from serving.quantization.probe import HardwareProfile, Scheme
+from serving.quantization.quantize import layout_tag
 
 # An agent decision after the first of an episode, with the prefix cache working: the screen,
 # the new history line and the rest of a partly shared block are prefilled (measured with
@@ -86,8 +87,9 @@ def torch_version() -> str | None:
 
 
 def cache_path(hardware: HardwareProfile, root: Path | None = None) -> Path:
-    """One file per CPU model, flag set and torch version: together they pick the kernels."""
-    key = json.dumps([hardware.cpu_model, hardware.cpu_flags, torch_version()])
+    """One file per CPU model, flag set, torch version and W4A16 format: together they pick the
+    kernels (the format decides which kernel runs the head)."""
+    key = json.dumps([hardware.cpu_model, hardware.cpu_flags, torch_version(), layout_tag("w4a16")])
     digest = hashlib.sha256(key.encode()).hexdigest()[:16]
     return (root or user_cache_dir()) / "probe" / f"measurement-{digest}.json"
 

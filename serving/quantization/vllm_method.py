@@ -11,8 +11,10 @@ different paths must never share a cached artifact.
   path is measured against.
 
 A checkpoint names its default path in `quantization_config.path`; `--quantization NAME` picks
-the other. Linear layers and the (tied) embedding table are int4; vLLM's Spark model shares one
-module between the embedding lookup and the output head, so one packed table serves both.
+the other. Linear layers are int4. The vocabulary table is int8 with a scale per row
+(`table_bits: 8`; checkpoints written before that say nothing and hold an int4 table); vLLM's
+Spark model shares one module between the embedding lookup and the output head, so one table
+serves both.
 
 Every choice that depends on the CPU (`int4pack.KernelPlan`) is made in
 `process_weights_after_loading`, before vLLM traces the forward for torch.compile; `apply` and
@@ -59,12 +61,16 @@ def _plan(path: KernelPath, activations: torch.dtype) -> int4pack.KernelPlan:
 class W4A16Config(QuantizationConfig):
     path: ClassVar[KernelPath] = "adaptive"
 
-    def __init__(self, group_size: int) -> None:
+    def __init__(self, group_size: int, table_bits: int = 4) -> None:
         super().__init__()
         self.group_size = group_size
+        self.table_bits = table_bits
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}(group_size={self.group_size}, path={self.path})"
+        return (
+            f"{type(self).__name__}(group_size={self.group_size}, path={self.path}, "
+            f"table_bits={self.table_bits})"
+        )
 
     # vLLM types method names as a Literal of its built-in ones; ours are registered names.
     def get_name(self) -> str:  # type: ignore[override]
@@ -83,7 +89,10 @@ class W4A16Config(QuantizationConfig):
 
     @classmethod
     def from_config(cls, config: dict[str, Any]) -> W4A16Config:
-        return cls(group_size=int(cls.get_from_keys(config, ["group_size"])))
+        table_bits = int(cls.get_from_keys_or(config, ["table_bits"], 4))
+        if table_bits not in (4, 8):
+            raise ValueError(f"{W4A16_METHOD}: table_bits must be 4 or 8, not {table_bits}")
+        return cls(group_size=int(cls.get_from_keys(config, ["group_size"])), table_bits=table_bits)
 
     @classmethod
     def override_quantization_method(  # type: ignore[override]
@@ -98,7 +107,7 @@ class W4A16Config(QuantizationConfig):
 
     def get_quant_method(self, layer: torch.nn.Module, prefix: str) -> QuantizeMethodBase | None:
         if isinstance(layer, VocabParallelEmbedding):
-            return W4A16EmbeddingMethod(self)
+            return Int8TableMethod() if self.table_bits == 8 else W4A16EmbeddingMethod(self)
         if isinstance(layer, LinearBase):
             return W4A16LinearMethod(self)
         return None
@@ -185,6 +194,55 @@ class W4A16EmbeddingMethod(W4A16LinearMethod):
             self._loaded_plan().layout,
             self.params_dtype,
         )
+
+
+class Int8TableMethod(QuantizeMethodBase):
+    """An int8 vocabulary table with one bf16 scale per row: row lookups for the embedding,
+    torch's int8 weight-only GEMM for the output head."""
+
+    def __init__(self) -> None:
+        self.params_dtype = torch.bfloat16
+
+    def create_weights(
+        self,
+        layer: torch.nn.Module,
+        input_size_per_partition: int,
+        output_partition_sizes: list[int],
+        input_size: int,
+        output_size: int,
+        params_dtype: torch.dtype,
+        **extra_weight_attrs: Any,
+    ) -> None:
+        rows = sum(output_partition_sizes)
+        tensors = {
+            "weight": torch.zeros(rows, input_size_per_partition, dtype=torch.int8),
+            "weight_scale": torch.zeros(rows, 1, dtype=torch.bfloat16),
+        }
+        for name, tensor in tensors.items():
+            parameter = Parameter(tensor, requires_grad=False)
+            set_weight_attrs(parameter, {"input_dim": 1, "output_dim": 0, **extra_weight_attrs})
+            layer.register_parameter(name, parameter)
+        self.params_dtype = params_dtype
+
+    def process_weights_after_loading(self, layer: torch.nn.Module) -> None:
+        # The GEMM takes the scales flat, in the activations' dtype (bf16 scales stay exact).
+        scales = layer.get_parameter("weight_scale").data.reshape(-1).to(self.params_dtype)
+        layer.register_parameter("weight_scale", Parameter(scales, requires_grad=False))
+
+    def apply(
+        self, layer: torch.nn.Module, x: torch.Tensor, bias: torch.Tensor | None = None
+    ) -> torch.Tensor:
+        rows = x.reshape(-1, x.shape[-1]).to(self.params_dtype)
+        out = torch._weight_int8pack_mm(
+            rows, layer.get_parameter("weight"), layer.get_parameter("weight_scale")
+        )
+        if bias is not None:
+            out = out + bias
+        return out.reshape(*x.shape[:-1], out.shape[-1])
+
+    def embedding(self, layer: torch.nn.Module, input_: torch.Tensor) -> torch.Tensor:
+        rows = layer.get_parameter("weight")[input_].to(self.params_dtype)
+        return rows * layer.get_parameter("weight_scale")[input_].unsqueeze(-1)
 
 
 def register() -> None:
