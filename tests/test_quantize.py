@@ -31,7 +31,9 @@ def _tensors(model_dir: Path) -> dict[str, torch.Tensor]:
         return {name: weights.get_tensor(name) for name in weights.keys()}  # noqa: SIM118
 
 
-def _quantize_cli(source: Path, destination: Path, scheme: str) -> subprocess.CompletedProcess:
+def _quantize_cli(
+    source: Path, destination: Path, scheme: str, *options: str
+) -> subprocess.CompletedProcess:
     return subprocess.run(
         [
             sys.executable,
@@ -45,6 +47,7 @@ def _quantize_cli(source: Path, destination: Path, scheme: str) -> subprocess.Co
             "--group-size",
             "64",
             "--json",
+            *options,
         ],
         capture_output=True,
         text=True,
@@ -96,6 +99,18 @@ def test_w4a16_checkpoint_is_our_format_with_a_tied_int8_table(tiny: Path, tmp_p
     original = source[f"{QKV}.weight"].float()
     snr = 10 * torch.log10(original.square().sum() / (original - restored).square().sum())
     assert snr > 15
+
+
+def test_w4a16_with_a_4_bit_table_writes_the_first_format(tiny: Path, tmp_path: Path) -> None:
+    result = _quantize_cli(tiny, tmp_path / "q", "w4a16", "--table-bits", "4")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout.strip().splitlines()[-1])
+    config = json.loads((tmp_path / "q" / "config.json").read_text())
+    assert config["quantization_config"]["table_bits"] == 4
+    stored = _tensors(tmp_path / "q")
+    assert stored["model.embedding.qweight"].dtype == torch.uint8
+    assert "model.embedding.weight" not in stored
+    assert report["snr_db"]["model.embedding.weight"] < 35
 
 
 def test_w4a8_is_gptq_with_an_untied_quantized_head(tiny: Path, tmp_path: Path) -> None:
@@ -150,3 +165,6 @@ def test_bad_inputs_exit_2_in_one_line(tiny: Path, tmp_path: Path) -> None:
     assert len(again.stderr.strip().splitlines()) == 1
     missing = _quantize_cli(tmp_path / "nothing", tmp_path / "x", "w4a16")
     assert missing.returncode == 2 and "no config.json" in missing.stderr
+    no_choice = _quantize_cli(tiny, tmp_path / "w8", "w8a8", "--table-bits", "4")
+    assert no_choice.returncode == 2 and "only W4A16 has a choice" in no_choice.stderr
+    assert len(no_choice.stderr.strip().splitlines()) == 1

@@ -1,9 +1,9 @@
 """A W4A16 tiny checkpoint served by vLLM matches a plain-torch forward of its own weights.
 
-One server start (eager, fp32 activations so the comparison is tight): the prompt's
+One server start per table format (eager, fp32 activations so the comparison is tight): the prompt's
 log-probabilities exercise the prefill path (dequantize + GEMM), the generated tokens the
-decode path (our AVX2 kernel where it runs, tinygemm elsewhere), the first token the int8
-embedding lookup, and every logit the tied int8 output head.
+decode path (our AVX2 kernel where it runs, tinygemm elsewhere), the first token the embedding
+lookup, and every logit the tied output head (int8 table, or int4 with `table_bits=4`).
 
 The bounds come from what each path rounds, on this machine's plan:
 - two fp32 evaluations of the same maths (vLLM's and the reference's, different orders of
@@ -62,10 +62,13 @@ def dequantized_weights(model_dir: Path, group_size: int) -> dict:
     return weights
 
 
-def test_served_w4a16_matches_the_dequantized_reference(tmp_path: Path) -> None:
+# 8: the int8 table every build gets now; 4: the int4 table of `quantize --table-bits 4` and of
+# checkpoints written before the table had a choice.
+@pytest.mark.parametrize("table_bits", [8, 4])
+def test_served_w4a16_matches_the_dequantized_reference(tmp_path: Path, table_bits: int) -> None:
     bf16 = make_checkpoint(tmp_path / "bf16", "tiny", seed=3)
     model_dir = tmp_path / "w4a16"
-    quantize_checkpoint(bf16, model_dir, "w4a16", group_size=GROUP_SIZE)
+    quantize_checkpoint(bf16, model_dir, "w4a16", group_size=GROUP_SIZE, table_bits=table_bits)
     port = 8795
     settings = launcher.ServeSettings(
         port=port,
