@@ -1,9 +1,10 @@
 """A W4A16 tiny checkpoint served by vLLM matches a plain-torch forward of its own weights.
 
-One server start per table format (eager, fp32 activations so the comparison is tight): the prompt's
-log-probabilities exercise the prefill path (dequantize + GEMM), the generated tokens the
-decode path (our AVX2 kernel where it runs, tinygemm elsewhere), the first token the embedding
-lookup, and every logit the tied output head (int8 table, or int4 with `table_bits=4`).
+One server start per table format (eager, fp32 activations so the comparison is tight): the
+prompt's log-probabilities exercise the prefill path (dequantize + GEMM), the generated tokens
+the decode path (our AVX2 kernel where it runs, tinygemm elsewhere), the first token the
+embedding lookup, and every logit the tied output head (int8 table, or int4 with
+`table_bits=4`).
 
 The bounds come from what each path rounds, on this machine's plan:
 - two fp32 evaluations of the same maths (vLLM's and the reference's, different orders of
