@@ -52,9 +52,16 @@ def test_every_kernel_is_timed_on_every_matrix_and_the_token_adds_them_up() -> N
         assert total.speedup_over_tinygemm[expected[-1]] == pytest.approx(
             total.total_ms["tinygemm"] / total.total_ms[expected[-1]]
         )
+    # The head as builds store it by default: timed beside the int4 kernels, kept out of the sums.
+    assert [(t.matrix, t.activation_rows) for t in report.int8_table_head] == [
+        ("output_head", 1),
+        ("output_head", 3),
+    ]
+    assert all(t.median_ms[kernels.INT8_TABLE] > 0 for t in report.int8_table_head)
     text = kernels.render_text(report)
     assert "| gate_up_proj | 512x128 (x4) | 3 |" in text
     assert "3 rows: tinygemm" in text
+    assert "int8 table" in text
 
 
 def test_the_command_prints_json_and_refuses_bad_counts_in_one_line() -> None:

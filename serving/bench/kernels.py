@@ -7,7 +7,9 @@ multiplied by each kernel at a few row counts: torch's `_weight_int4pack_mm_for_
 dequantize + GEMM (`dequantize`, the prefill path, with our dequantizer where our kernel runs).
 Each time is a median; the per-token figure adds the matrices up, each as many times as the
 model has it. The kernels run interleaved, one call each in turn, so a change in the machine's
-load touches them alike.
+load touches them alike. The head is also timed as W4A16 builds now store it, an int8 table on
+torch's int8 weight-only GEMM (`int8_table_head`), interleaved with the int4 kernels on it;
+`quantize --table-bits 4` gives the int4 head the per-token totals count.
 """
 
 from __future__ import annotations
@@ -25,12 +27,14 @@ from serving.quantization import int4_kernel, int4pack
 from serving.quantization.measure import (
     GROUP_SIZE,
     head_matrix,
+    int8_table_kernel,
     layer_matrices,
     random_int4_weight,
 )
 from serving.quantization.timings import Matrix
 
 Kernel = Callable[[torch.Tensor, torch.Tensor, torch.Tensor, int], torch.Tensor]
+INT8_TABLE = "int8_table"
 
 
 class KernelTiming(BaseModel):
@@ -54,6 +58,7 @@ class KernelBenchReport(BaseModel):
     matrices: list[Matrix]
     timings: list[KernelTiming]
     per_token: list[PerToken]
+    int8_table_head: list[KernelTiming]  # the head as W4A16 builds store it by default
 
 
 def token_matrices(config: SparkConfig) -> list[Matrix]:
@@ -102,25 +107,33 @@ def run_kernel_bench(
     repeat: int,
     progress: Callable[[str], None] = lambda message: None,
 ) -> KernelBenchReport:
-    matrices = token_matrices(spark_config(shape))
+    config = spark_config(shape)
+    matrices = token_matrices(config)
+    head = head_matrix(config)
     kernels, availability = _kernels()
     generator = torch.Generator().manual_seed(0)
     timings: list[KernelTiming] = []
+    table_timings: list[KernelTiming] = []
     for matrix in matrices:
         progress(f"{matrix.name} ({matrix.rows}x{matrix.columns})")
         packed, scale_zero = random_int4_weight(matrix, generator)
+        table = int8_table_kernel(matrix, generator) if matrix == head else None
         for count in rows:
             x = torch.randn(count, matrix.columns, generator=generator).bfloat16()
             calls: dict[str, Callable[[], object]] = {
                 name: functools.partial(kernel, x, packed, scale_zero, GROUP_SIZE)
                 for name, kernel in kernels.items()
             }
-            timings.append(
-                KernelTiming(
-                    matrix=matrix.name,
-                    activation_rows=count,
-                    median_ms=_interleaved_medians(calls, repeat),
+            if table is not None:
+                calls[INT8_TABLE] = functools.partial(table, x)
+            medians = _interleaved_medians(calls, repeat)
+            if INT8_TABLE in medians:
+                table_ms = {INT8_TABLE: medians.pop(INT8_TABLE)}
+                table_timings.append(
+                    KernelTiming(matrix=matrix.name, activation_rows=count, median_ms=table_ms)
                 )
+            timings.append(
+                KernelTiming(matrix=matrix.name, activation_rows=count, median_ms=medians)
             )
     return KernelBenchReport(
         shape=shape,
@@ -131,6 +144,7 @@ def run_kernel_bench(
         matrices=matrices,
         timings=timings,
         per_token=[_per_token(matrices, timings, count, list(kernels)) for count in rows],
+        int8_table_head=table_timings,
     )
 
 
@@ -175,4 +189,14 @@ def render_text(report: KernelBenchReport) -> str:
         cells = ", ".join(f"{k} {ms:.1f} ms" for k, ms in total.total_ms.items())
         ratios = ", ".join(f"{k} {r:.2f}x" for k, r in total.speedup_over_tinygemm.items())
         lines.append(f"- {total.activation_rows} rows: {cells} (over tinygemm: {ratios})")
+    lines += [
+        "",
+        "The head as W4A16 builds store it by default (int8 table, torch's int8 GEMM):",
+        "",
+    ]
+    for timing in report.int8_table_head:
+        lines.append(
+            f"- {timing.activation_rows} rows: {timing.median_ms[INT8_TABLE]:.2f} ms "
+            "(the int4 head's times are in the table above)"
+        )
     return "\n".join(lines)

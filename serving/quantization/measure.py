@@ -94,7 +94,7 @@ def _w4a16_kernel(matrix: Matrix, generator: torch.Generator) -> Multiply:
     return lambda x: int4pack.linear(x, packed, scale_zero, GROUP_SIZE, plan)
 
 
-def _int8_table_kernel(matrix: Matrix, generator: torch.Generator) -> Multiply:
+def int8_table_kernel(matrix: Matrix, generator: torch.Generator) -> Multiply:
     weight = torch.randint(
         -127, 128, (matrix.rows, matrix.columns), dtype=torch.int8, generator=generator
     )
@@ -108,7 +108,7 @@ KERNELS: dict[Scheme, Callable[[Matrix, torch.Generator], Multiply]] = {
 }
 # Where a build's output head runs on another kernel than its layers.
 HEAD_KERNELS: dict[Scheme, Callable[[Matrix, torch.Generator], Multiply]] = {
-    "w4a16": _int8_table_kernel,
+    "w4a16": int8_table_kernel,
 }
 UNTIMED: dict[Scheme, str] = {
     "w4a8": "not timed: vLLM's W4A8 kernel needs weights prepared by vLLM's loader "
