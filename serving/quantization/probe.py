@@ -303,9 +303,9 @@ SELECTION_TABLE: tuple[SelectionRule, ...] = (
         "x86-fidelity",
         lambda hw, priority: hw.is_x86 and priority == "fidelity",
         "w4a16",
-        "4-bit weights, bf16 activations: decode reads a quarter of bf16's weight bytes while "
-        "activations keep full precision; agentic work needs the build that keeps a finished "
-        "task finished",
+        "4-bit weights with an 8-bit vocabulary table, bf16 activations: decode reads under a "
+        "third of bf16's weight bytes while activations keep full precision; agentic work needs "
+        "the build that keeps a finished task finished",
         True,
     ),
     SelectionRule(
