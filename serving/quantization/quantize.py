@@ -249,28 +249,6 @@ def quantize_w4a16(weight: torch.Tensor, group_size: int) -> QuantizedWeight:
     return QuantizedWeight({"qweight": packed, "scales": scales, "zeros": zeros}, tally.snr_db)
 
 
-def quantize_int8_rows(weight: torch.Tensor, group_size: int) -> QuantizedWeight:
-    """Symmetric int8 with one scale per row, each scale exactly representable in bf16.
-
-    A bf16 scale lets the head run on torch's int8 weight-only GEMM with bf16 activations
-    without rounding the scales a second time.
-    """
-    import torch
-
-    rows, columns = weight.shape
-    quantized = torch.empty(rows, columns, dtype=torch.int8)
-    scales = torch.empty(rows, 1, dtype=torch.bfloat16)
-    tally = ErrorTally()
-    for start, stop in _row_blocks(rows, columns):
-        block = weight[start:stop].float()
-        scale = (block.abs().amax(-1, keepdim=True) / 127).clamp(min=1e-8).bfloat16().float()
-        q = (block / scale).round().clamp(-127, 127)
-        quantized[start:stop] = q.to(torch.int8)
-        scales[start:stop] = scale.bfloat16()
-        tally.add(block, q * scale)
-    return QuantizedWeight({"weight": quantized, "weight_scale": scales}, tally.snr_db)
-
-
 def quantize_gptq(weight: torch.Tensor, group_size: int) -> QuantizedWeight:
     import torch
 
@@ -299,21 +277,37 @@ def quantize_gptq(weight: torch.Tensor, group_size: int) -> QuantizedWeight:
     return QuantizedWeight(tensors, tally.snr_db)
 
 
-def quantize_int8_channel(weight: torch.Tensor, group_size: int) -> QuantizedWeight:
+def _int8_per_row(weight: torch.Tensor, scale_dtype: torch.dtype) -> QuantizedWeight:
+    """Symmetric int8 with one scale per row, each scale rounded to `scale_dtype` before the
+    row is quantized by it, so the stored scale is the one the values were made for."""
     import torch
 
     rows, columns = weight.shape
     quantized = torch.empty(rows, columns, dtype=torch.int8)
-    scales = torch.empty(rows, 1, dtype=torch.float32)
+    scales = torch.empty(rows, 1, dtype=scale_dtype)
     tally = ErrorTally()
     for start, stop in _row_blocks(rows, columns):
         block = weight[start:stop].float()
-        scale = (block.abs().amax(-1, keepdim=True) / 127).clamp(min=1e-8)
+        scale = (block.abs().amax(-1, keepdim=True) / 127).clamp(min=1e-8).to(scale_dtype).float()
         q = (block / scale).round().clamp(-127, 127)
         quantized[start:stop] = q.to(torch.int8)
         scales[start:stop] = scale
         tally.add(block, q * scale)
     return QuantizedWeight({"weight": quantized, "weight_scale": scales}, tally.snr_db)
+
+
+def quantize_int8_channel(weight: torch.Tensor, group_size: int) -> QuantizedWeight:
+    import torch
+
+    return _int8_per_row(weight, torch.float32)
+
+
+def quantize_int8_rows(weight: torch.Tensor, group_size: int) -> QuantizedWeight:
+    """The vocabulary table's int8: bf16 scales, which let the head run on torch's int8
+    weight-only GEMM with bf16 activations without rounding the scales a second time."""
+    import torch
+
+    return _int8_per_row(weight, torch.bfloat16)
 
 
 # ---------------------------------------------------------------------------------------------

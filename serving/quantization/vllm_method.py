@@ -58,6 +58,16 @@ def _plan(path: KernelPath, activations: torch.dtype) -> int4pack.KernelPlan:
     return plan
 
 
+def _register_rows(
+    layer: torch.nn.Module, tensors: dict[str, torch.Tensor], weight_attrs: dict[str, Any]
+) -> None:
+    """The layer's weights, each with one row per output (vLLM's loader shards along them)."""
+    for name, tensor in tensors.items():
+        parameter = Parameter(tensor, requires_grad=False)
+        set_weight_attrs(parameter, {"input_dim": 1, "output_dim": 0, **weight_attrs})
+        layer.register_parameter(name, parameter)
+
+
 class W4A16Config(QuantizationConfig):
     path: ClassVar[KernelPath] = "adaptive"
 
@@ -143,10 +153,7 @@ class W4A16LinearMethod(LinearMethodBase):
             "scales": torch.zeros(rows, columns // group_size, dtype=params_dtype),
             "zeros": torch.zeros(rows, columns // group_size, dtype=params_dtype),
         }
-        for name, tensor in tensors.items():
-            parameter = Parameter(tensor, requires_grad=False)
-            set_weight_attrs(parameter, {"input_dim": 1, "output_dim": 0, **extra_weight_attrs})
-            layer.register_parameter(name, parameter)
+        _register_rows(layer, tensors, extra_weight_attrs)
         self.params_dtype = params_dtype
 
     def process_weights_after_loading(self, layer: torch.nn.Module) -> None:
@@ -218,10 +225,7 @@ class Int8TableMethod(QuantizeMethodBase):
             "weight": torch.zeros(rows, input_size_per_partition, dtype=torch.int8),
             "weight_scale": torch.zeros(rows, 1, dtype=torch.bfloat16),
         }
-        for name, tensor in tensors.items():
-            parameter = Parameter(tensor, requires_grad=False)
-            set_weight_attrs(parameter, {"input_dim": 1, "output_dim": 0, **extra_weight_attrs})
-            layer.register_parameter(name, parameter)
+        _register_rows(layer, tensors, extra_weight_attrs)
         self.params_dtype = params_dtype
 
     def process_weights_after_loading(self, layer: torch.nn.Module) -> None:
