@@ -16,8 +16,8 @@ an independent statement of the maths. One layer:
 then a final RMSNorm and the tied embedding as the output head.
 
 `linear_input`, when given, sees the input of every linear layer first (q_k_v, out_proj, gate,
-up, down, the head): a test can make it round activations the way an engine's kernel does, to
-learn what that rounding alone costs.
+up, down), and of the head unless `head_input` is given for it: a test can make it round
+activations the way an engine's kernels do, to learn what that rounding alone costs.
 """
 
 from __future__ import annotations
@@ -50,6 +50,7 @@ def spark_logits(
     weights: Mapping[str, torch.Tensor],
     token_ids: list[int],
     linear_input: Callable[[torch.Tensor], torch.Tensor] = lambda x: x,
+    head_input: Callable[[torch.Tensor], torch.Tensor] | None = None,
 ) -> torch.Tensor:
     """Logits [T, vocab] in float32 for one sequence starting at position 0."""
     w = {name: tensor.to(torch.float32) for name, tensor in weights.items()}
@@ -93,4 +94,4 @@ def spark_logits(
         )
     h = _rms_norm(h, w["model.norm.weight"], config.rms_norm_eps)
     head = w["model.embedding.weight" if config.tie_word_embeddings else "lm_head.weight"]
-    return f(h) @ head.T
+    return (head_input or f)(h) @ head.T

@@ -57,11 +57,13 @@ def test_every_kernel_is_timed_on_every_matrix_and_the_token_adds_them_up() -> N
         ("output_head", 1),
         ("output_head", 3),
     ]
-    assert all(t.median_ms[kernels.INT8_TABLE] > 0 for t in report.int8_table_head)
+    table_kernels = [kernels.TORCH_INT8, *(f"int8 {build.variant}" for build in builds)]
+    assert all(list(t.median_ms) == table_kernels for t in report.int8_table_head)
+    assert all(ms > 0 for t in report.int8_table_head for ms in t.median_ms.values())
     text = kernels.render_text(report)
     assert "| gate_up_proj | 512x128 (x4) | 3 |" in text
     assert "3 rows: tinygemm" in text
-    assert "int8 table" in text
+    assert "an int8 table" in text and "3 rows: torch_int8 " in text
 
 
 def test_the_command_prints_json_and_refuses_bad_counts_in_one_line() -> None:

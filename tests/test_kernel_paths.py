@@ -19,7 +19,11 @@ import pytest
 torch = pytest.importorskip("torch")
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-KERNEL_TESTS = ["tests/test_int4_kernel.py", "tests/test_w4a16_kernel.py"]
+KERNEL_TESTS = [
+    "tests/test_int4_kernel.py",
+    "tests/test_int8_kernel.py",
+    "tests/test_w4a16_kernel.py",
+]
 # torch's capabilities, lowest first, as `ATEN_CPU_CAPABILITY` and `get_cpu_capability` spell them.
 CAPABILITIES = ["default", "avx2", "avx512"]
 

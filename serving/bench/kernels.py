@@ -7,9 +7,10 @@ multiplied by each kernel at a few row counts: torch's `_weight_int4pack_mm_for_
 dequantize + GEMM (`dequantize`, the prefill path, with our dequantizer where our kernel runs).
 Each time is a median; the per-token figure adds the matrices up, each as many times as the
 model has it. The kernels run interleaved, one call each in turn, so a change in the machine's
-load touches them alike. The head is also timed as W4A16 builds now store it, an int8 table on
-torch's int8 weight-only GEMM (`int8_table_head`), interleaved with the int4 kernels on it;
-`quantize --table-bits 4` gives the int4 head the per-token totals count.
+load touches them alike. The head is also timed as W4A16 builds now store it, an int8 table
+(`int8_table_head`), on torch's int8 weight-only GEMM (`torch_int8`) and on each build of our
+int8 kernel this machine runs, interleaved with the int4 kernels on it; `quantize --table-bits
+4` gives the int4 head the per-token totals count.
 """
 
 from __future__ import annotations
@@ -27,14 +28,15 @@ from serving.quantization import int4_kernel, int4pack
 from serving.quantization.measure import (
     GROUP_SIZE,
     head_matrix,
-    int8_table_kernel,
     layer_matrices,
     random_int4_weight,
+    random_int8_table,
 )
 from serving.quantization.timings import Matrix
 
 Kernel = Callable[[torch.Tensor, torch.Tensor, torch.Tensor, int], torch.Tensor]
-INT8_TABLE = "int8_table"
+TORCH_INT8 = "torch_int8"
+TABLE_PREFIX = "int8 "  # our builds' names in the int8 head's timings, apart from the int4 ones
 
 
 class KernelTiming(BaseModel):
@@ -58,7 +60,8 @@ class KernelBenchReport(BaseModel):
     matrices: list[Matrix]
     timings: list[KernelTiming]
     per_token: list[PerToken]
-    int8_table_head: list[KernelTiming]  # the head as W4A16 builds store it by default
+    # The head as W4A16 builds store it by default: torch's kernel and our builds.
+    int8_table_head: list[KernelTiming]
 
 
 def token_matrices(config: SparkConfig) -> list[Matrix]:
@@ -89,6 +92,21 @@ def _kernels() -> tuple[dict[str, Kernel], str]:
     return kernels, ", ".join(label for _, label in builds)
 
 
+def _table_kernels(
+    weight: torch.Tensor, scales: torch.Tensor
+) -> dict[str, Callable[[torch.Tensor], torch.Tensor]]:
+    """The int8 head on torch's kernel and on every build of ours this CPU runs."""
+    kernels: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
+        TORCH_INT8: lambda x: int4_kernel.int8_table_mm(x, weight, scales, None)
+    }
+    for status in int4_kernel.loadable_variants():
+        if status.variant is not None:
+            kernels[TABLE_PREFIX + status.variant] = functools.partial(
+                int4_kernel.int8_mm, weight=weight, scales=scales, variant=status.variant
+            )
+    return kernels
+
+
 def _interleaved_medians(calls: dict[str, Callable[[], object]], repeat: int) -> dict[str, float]:
     for call in calls.values():
         call()  # warm-up: first-touch of buffers, lazy initialisation
@@ -117,18 +135,17 @@ def run_kernel_bench(
     for matrix in matrices:
         progress(f"{matrix.name} ({matrix.rows}x{matrix.columns})")
         packed, scale_zero = random_int4_weight(matrix, generator)
-        table = int8_table_kernel(matrix, generator) if matrix == head else None
+        table = _table_kernels(*random_int8_table(matrix, generator)) if matrix == head else {}
         for count in rows:
             x = torch.randn(count, matrix.columns, generator=generator).bfloat16()
             calls: dict[str, Callable[[], object]] = {
                 name: functools.partial(kernel, x, packed, scale_zero, GROUP_SIZE)
                 for name, kernel in kernels.items()
             }
-            if table is not None:
-                calls[INT8_TABLE] = functools.partial(table, x)
+            calls.update({name: functools.partial(kernel, x) for name, kernel in table.items()})
             medians = _interleaved_medians(calls, repeat)
-            if INT8_TABLE in medians:
-                table_ms = {INT8_TABLE: medians.pop(INT8_TABLE)}
+            if table:
+                table_ms = {name: medians.pop(name) for name in table}
                 table_timings.append(
                     KernelTiming(matrix=matrix.name, activation_rows=count, median_ms=table_ms)
                 )
@@ -191,12 +208,11 @@ def render_text(report: KernelBenchReport) -> str:
         lines.append(f"- {total.activation_rows} rows: {cells} (over tinygemm: {ratios})")
     lines += [
         "",
-        "The head as W4A16 builds store it by default (int8 table, torch's int8 GEMM):",
+        "The head as W4A16 builds store it by default (an int8 table; the int4 head's times are "
+        "in the table above):",
         "",
     ]
     for timing in report.int8_table_head:
-        lines.append(
-            f"- {timing.activation_rows} rows: {timing.median_ms[INT8_TABLE]:.2f} ms "
-            "(the int4 head's times are in the table above)"
-        )
+        cells = ", ".join(f"{name} {ms:.2f} ms" for name, ms in timing.median_ms.items())
+        lines.append(f"- {timing.activation_rows} rows: {cells}")
     return "\n".join(lines)

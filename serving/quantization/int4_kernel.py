@@ -1,4 +1,5 @@
-"""Our int4 kernel (`int4_kernel.cpp`), compiled on first use and loaded as a torch op.
+"""Our CPU kernels, compiled on first use and loaded as torch ops: the int4 products of W4A16
+layers (`int4_kernel.cpp`) and the int8 product of its vocabulary table (`int8_kernel.cpp`).
 
 It is compiled on the machine that runs it (torch's extension builder, into our cache folder,
 keyed on torch's version and the instruction set, so later processes only load it), for the
@@ -29,7 +30,7 @@ from serving.checkpoint import user_cache_dir
 from serving.quantization import int4pack
 from serving.quantization.probe import probe_hardware
 
-SOURCE = Path(__file__).with_name("int4_kernel.cpp")
+SOURCES = tuple(Path(__file__).with_name(name) for name in ("int4_kernel.cpp", "int8_kernel.cpp"))
 LIBRARY_NAME = "phone_agent_int4"
 # The scale tables it reads: those of bf16 and fp32 activations (fp16 stays on torch's kernel).
 SCALE_DTYPES = (torch.bfloat16, torch.float32)
@@ -66,6 +67,10 @@ _BUILDS: dict[Variant, _Build] = {
 # The largest integer the kernel rounds activations to (`kActivationLevels` in the source): its
 # high byte must fit a signed byte.
 ACTIVATION_LEVELS = 32639
+# The int8 product steps through 32 columns at a time on AVX-512, 16 on AVX2.
+INT8_COLUMN_MULTIPLE = 32
+# The largest integer the int8 product rounds activations to (`kActivationLevels` in its source).
+INT8_ACTIVATION_LEVELS = 32767
 # A build takes about 20 s on two cores. torch's builder waits forever on the lock file of a
 # build that was killed (Ctrl-C on a first `serve`); a lock this old is such a leftover.
 _STALE_LOCK_S = 600
@@ -186,7 +191,7 @@ def load_variant(variant: Variant) -> KernelStatus:
         _clear_stale_lock(directory / "lock")
         cpp_extension.load(
             name=_namespace(variant),
-            sources=[str(SOURCE)],
+            sources=[str(source) for source in SOURCES],
             extra_cflags=[
                 "-O3",
                 "-fopenmp",
@@ -203,18 +208,19 @@ def load_variant(variant: Variant) -> KernelStatus:
             "int4 %s kernel not built (%s); using torch's int4 kernel", build.label, first_line
         )
         return KernelStatus(False, f"building it failed: {first_line}")
-    _register_fake_linear(_namespace(variant))
+    _register_fake_outputs(_namespace(variant))
     return KernelStatus(True, f"built for this {build.label} CPU", variant)
 
 
-def _register_fake_linear(namespace: str) -> None:
-    """The output's shape for torch.compile, which traces `linear` without running it: M rows by
-    the weight's N."""
+def _register_fake_outputs(namespace: str) -> None:
+    """The output's shape for torch.compile, which traces the products without running them: M
+    rows by the weight's N."""
 
-    def fake(x: torch.Tensor, packed: torch.Tensor, *_: object) -> torch.Tensor:
-        return x.new_empty(x.shape[0], packed.shape[0])
+    def fake(x: torch.Tensor, weight: torch.Tensor, *_: object) -> torch.Tensor:
+        return x.new_empty(x.shape[0], weight.shape[0])
 
-    torch.library.register_fake(f"{namespace}::linear")(fake)
+    for op in ("linear", "int8_mm"):
+        torch.library.register_fake(f"{namespace}::{op}")(fake)
 
 
 def _namespace(variant: Variant) -> str:
@@ -287,3 +293,47 @@ def dequantize_rows(
         packed, scale_zero, group_size, start, stop, dtype
     )
     return out
+
+
+def rounded_rows(x: torch.Tensor) -> torch.Tensor:
+    """x as the int8 kernel multiplies it: per row, the nearest multiple of
+    max|x_row| / INT8_ACTIVATION_LEVELS (in x's dtype; for error bounds and reference forwards)."""
+    step = x.abs().amax(-1, keepdim=True) / INT8_ACTIVATION_LEVELS
+    safe_step = torch.where(step > 0, step, torch.ones_like(step))
+    return torch.round(x / safe_step) * step
+
+
+def int8_mm(
+    x: torch.Tensor, weight: torch.Tensor, scales: torch.Tensor, variant: Variant
+) -> torch.Tensor:
+    """x [M, K] times an int8 weight [N, K] with one scale per row ([N], bf16 or fp32), as
+    `torch._weight_int8pack_mm` computes it, on the build `variant` (loaded). x is rounded to
+    16-bit integers with one scale per row (finer than its bf16) and multiplied in integers;
+    K must be a multiple of `INT8_COLUMN_MULTIPLE`."""
+    out: torch.Tensor = _ops(variant).int8_mm(x, weight, scales)
+    return out
+
+
+@functools.cache
+def int8_table_kernel(columns: int) -> KernelStatus:
+    """Which kernel multiplies an int8 table of `columns` columns in this process: our build
+    where `load()` gives one and the width is a multiple of INT8_COLUMN_MULTIPLE (available),
+    torch's `_weight_int8pack_mm` otherwise (the reason says why)."""
+    status = load()
+    if not status.available:
+        return status
+    if columns % INT8_COLUMN_MULTIPLE:
+        return KernelStatus(
+            False, f"{columns} columns are not a multiple of {INT8_COLUMN_MULTIPLE}"
+        )
+    return status
+
+
+def int8_table_mm(
+    x: torch.Tensor, weight: torch.Tensor, scales: torch.Tensor, variant: Variant | None
+) -> torch.Tensor:
+    """x [M, K] times the int8 table on our build `variant`, or on torch's int8 GEMM for None
+    (which takes the scales in x's dtype)."""
+    if variant is None:
+        return torch._weight_int8pack_mm(x, weight, scales)
+    return int8_mm(x, weight, scales, variant)

@@ -8,7 +8,8 @@ output head at the 1.7B shape, with random weights:
 - `bf16`: the layer's weights in bf16, multiplied as vLLM multiplies unquantized weights;
 - `w4a16`: the weights in torch's int4 layout on this process's `KernelPlan` (our AVX2 kernel
   or torch's for few rows, dequantize + GEMM for many), as our vLLM method runs them; its head
-  is the int8 table on torch's int8 weight-only GEMM.
+  is the int8 table on the kernel that method picks (ours where it loads, torch's int8 GEMM
+  elsewhere).
 
 W4A8 and W8A8 run on vLLM's own kernels, whose weights only vLLM's loader prepares; the probe
 does not time them (`bench serving` does, through a real server), so a choice made from
@@ -31,7 +32,7 @@ from pathlib import Path
 import torch
 
 from serving.checkpoint import Shape, SparkConfig, spark_config
-from serving.quantization import int4pack
+from serving.quantization import int4_kernel, int4pack
 from serving.quantization.probe import HardwareProfile, Scheme
 from serving.quantization.timings import BuildTiming, Matrix, Measurement, cache_path
 
@@ -94,12 +95,21 @@ def _w4a16_kernel(matrix: Matrix, generator: torch.Generator) -> Multiply:
     return lambda x: int4pack.linear(x, packed, scale_zero, GROUP_SIZE, plan)
 
 
-def int8_table_kernel(matrix: Matrix, generator: torch.Generator) -> Multiply:
+def random_int8_table(
+    matrix: Matrix, generator: torch.Generator
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """A random int8 table of the matrix's shape and its bf16 scale per row."""
     weight = torch.randint(
         -127, 128, (matrix.rows, matrix.columns), dtype=torch.int8, generator=generator
     )
-    scales = (torch.rand(matrix.rows, generator=generator) * 0.001).bfloat16()
-    return lambda x: torch._weight_int8pack_mm(x, weight, scales)
+    return weight, (torch.rand(matrix.rows, generator=generator) * 0.001).bfloat16()
+
+
+def int8_table_kernel(matrix: Matrix, generator: torch.Generator) -> Multiply:
+    """The int8 table on the kernel our vLLM method picks for it in this process."""
+    weight, scales = random_int8_table(matrix, generator)
+    variant = int4_kernel.int8_table_kernel(matrix.columns).variant
+    return lambda x: int4_kernel.int8_table_mm(x, weight, scales, variant)
 
 
 KERNELS: dict[Scheme, Callable[[Matrix, torch.Generator], Multiply]] = {

@@ -303,8 +303,8 @@ def quantize_int8_channel(weight: torch.Tensor, group_size: int) -> QuantizedWei
 
 
 def quantize_int8_rows(weight: torch.Tensor, group_size: int) -> QuantizedWeight:
-    """The vocabulary table's int8: bf16 scales, which let the head run on torch's int8
-    weight-only GEMM with bf16 activations without rounding the scales a second time."""
+    """The vocabulary table's int8: bf16 scales, which the head's kernels (ours, and torch's
+    int8 weight-only GEMM) take with bf16 activations without rounding them a second time."""
     import torch
 
     return _int8_per_row(weight, torch.bfloat16)

@@ -86,10 +86,26 @@ def torch_version() -> str | None:
         return None
 
 
+def _kernel_sources_digest() -> str:
+    """Our C++ kernels beside this file: a change to them changes what the builds cost."""
+    digest = hashlib.sha256()
+    for source in sorted(Path(__file__).parent.glob("*.cpp")):
+        digest.update(source.read_bytes())
+    return digest.hexdigest()[:16]
+
+
 def cache_path(hardware: HardwareProfile, root: Path | None = None) -> Path:
-    """One file per CPU model, flag set, torch version and W4A16 format: together they pick the
-    kernels (the format decides which kernel runs the head)."""
-    key = json.dumps([hardware.cpu_model, hardware.cpu_flags, torch_version(), layout_tag("w4a16")])
+    """One file per CPU model, flag set, torch version, W4A16 format and kernel source: together
+    they pick the kernels and what they cost (the format decides which kernel runs the head)."""
+    key = json.dumps(
+        [
+            hardware.cpu_model,
+            hardware.cpu_flags,
+            torch_version(),
+            layout_tag("w4a16"),
+            _kernel_sources_digest(),
+        ]
+    )
     digest = hashlib.sha256(key.encode()).hexdigest()[:16]
     return (root or user_cache_dir()) / "probe" / f"measurement-{digest}.json"
 

@@ -12,9 +12,9 @@ different paths must never share a cached artifact.
 
 A checkpoint names its default path in `quantization_config.path`; `--quantization NAME` picks
 the other. Linear layers are int4. The vocabulary table is int8 with a scale per row
-(`table_bits: 8`; checkpoints written before that say nothing and hold an int4 table); vLLM's
-Spark model shares one module between the embedding lookup and the output head, so one table
-serves both.
+(`table_bits: 8`, multiplied by our int8 kernel where the library loads, torch's elsewhere;
+checkpoints written before that say nothing and hold an int4 table); vLLM's Spark model shares
+one module between the embedding lookup and the output head, so one table serves both.
 
 Every choice that depends on the CPU (`int4pack.KernelPlan`) is made in
 `process_weights_after_loading`, before vLLM traces the forward for torch.compile; `apply` and
@@ -38,7 +38,7 @@ from vllm.model_executor.layers.quantization.base_config import (
 from vllm.model_executor.layers.vocab_parallel_embedding import VocabParallelEmbedding
 from vllm.model_executor.utils import set_weight_attrs
 
-from serving.quantization import int4pack
+from serving.quantization import int4_kernel, int4pack
 from serving.quantization.int4pack import KernelPath
 from serving.quantization.probe import W4A16_METHOD
 
@@ -56,6 +56,17 @@ def _plan(path: KernelPath, activations: torch.dtype) -> int4pack.KernelPlan:
     plan = int4pack.machine_plan(path, activations)
     _log.info(plan.describe())
     return plan
+
+
+@functools.cache
+def _table_variant(columns: int) -> int4_kernel.Variant | None:
+    """Our build for the int8 table's head, or None for torch's; logged once per process."""
+    kernel = int4_kernel.int8_table_kernel(columns)
+    if kernel.available:
+        _log.info("int8 vocabulary table: output head on our %s int8 kernel", kernel.label)
+    else:
+        _log.info("int8 vocabulary table: output head on torch's int8 GEMM (%s)", kernel.reason)
+    return kernel.variant
 
 
 def _register_rows(
@@ -205,10 +216,11 @@ class W4A16EmbeddingMethod(W4A16LinearMethod):
 
 class Int8TableMethod(QuantizeMethodBase):
     """An int8 vocabulary table with one bf16 scale per row: row lookups for the embedding,
-    torch's int8 weight-only GEMM for the output head."""
+    our int8 kernel (torch's int8 weight-only GEMM where it does not run) for the output head."""
 
     def __init__(self) -> None:
         self.params_dtype = torch.bfloat16
+        self.variant: int4_kernel.Variant | None = None  # our build for the head, once loaded
 
     def create_weights(
         self,
@@ -232,13 +244,14 @@ class Int8TableMethod(QuantizeMethodBase):
         # The GEMM takes the scales flat, in the activations' dtype (bf16 scales stay exact).
         scales = layer.get_parameter("weight_scale").data.reshape(-1).to(self.params_dtype)
         layer.register_parameter("weight_scale", Parameter(scales, requires_grad=False))
+        self.variant = _table_variant(layer.get_parameter("weight").shape[1])
 
     def apply(
         self, layer: torch.nn.Module, x: torch.Tensor, bias: torch.Tensor | None = None
     ) -> torch.Tensor:
         rows = x.reshape(-1, x.shape[-1]).to(self.params_dtype)
-        out = torch._weight_int8pack_mm(
-            rows, layer.get_parameter("weight"), layer.get_parameter("weight_scale")
+        out = int4_kernel.int8_table_mm(
+            rows, layer.get_parameter("weight"), layer.get_parameter("weight_scale"), self.variant
         )
         if bias is not None:
             out = out + bias
