@@ -48,6 +48,7 @@ def test_the_wheel_ships_code_data_and_checkpoints_but_no_test_data(wheel: Path)
         "serving/chat_template.jinja",
         "serving/install.sh",
         "serving/quantization/int4_kernel.cpp",
+        "serving/quantization/int8_kernel.cpp",
         "agent/py.typed",
         "agent/commands/serve.py",
     ):
