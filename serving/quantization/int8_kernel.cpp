@@ -30,7 +30,9 @@ namespace {
 
 constexpr int kActivationLevels = 32767;
 constexpr int64_t kStepsPerWidening = 256;
-// x rows multiplied by one pass over a weight row, each with its own sums.
+// x rows multiplied by one pass over a weight row, each with its own sums. From two rows on the
+// product waits on multiplies, not memory; at the 1.7B shape four rows took 16 ms in one pass,
+// 22 in two of two rows, and eight rows in one pass were no faster than in two of four.
 constexpr int kMaxTileRows = 4;
 
 #if defined(__AVX512BW__)
