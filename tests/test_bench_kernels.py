@@ -60,10 +60,24 @@ def test_every_kernel_is_timed_on_every_matrix_and_the_token_adds_them_up() -> N
     table_kernels = [kernels.TORCH_INT8, *(f"int8 {build.variant}" for build in builds)]
     assert all(list(t.median_ms) == table_kernels for t in report.int8_table_head)
     assert all(ms > 0 for t in report.int8_table_head for ms in t.median_ms.values())
+    # The default build's token: the same matrices with the int8 head on the matching kernel.
+    for total, table in zip(report.per_token, report.int8_table_head, strict=True):
+        head = next(
+            t.median_ms
+            for t in report.timings
+            if t.matrix == "output_head" and t.activation_rows == total.activation_rows
+        )
+        assert list(total.with_int8_table_ms) == expected[:-1]  # no int8 twin for `dequantize`
+        for kernel, ms in total.with_int8_table_ms.items():
+            twin = kernels.TORCH_INT8 if kernel == "tinygemm" else f"int8 {kernel}"
+            assert ms == pytest.approx(
+                total.total_ms[kernel] - head[kernel] + table.median_ms[twin]
+            )
     text = kernels.render_text(report)
     assert "| gate_up_proj | 512x128 (x4) | 3 |" in text
     assert "3 rows: tinygemm" in text
     assert "an int8 table" in text and "3 rows: torch_int8 " in text
+    assert "with the int8 table's head (the default build): tinygemm " in text
 
 
 def test_the_command_prints_json_and_refuses_bad_counts_in_one_line() -> None:

@@ -9,8 +9,9 @@ Each time is a median; the per-token figure adds the matrices up, each as many t
 model has it. The kernels run interleaved, one call each in turn, so a change in the machine's
 load touches them alike. The head is also timed as W4A16 builds now store it, an int8 table
 (`int8_table_head`), on torch's int8 weight-only GEMM (`torch_int8`) and on each build of our
-int8 kernel this machine runs, interleaved with the int4 kernels on it; `quantize --table-bits
-4` gives the int4 head the per-token totals count.
+int8 kernel this machine runs, interleaved with the int4 kernels on it. The per-token totals
+count the int4 head (`quantize --table-bits 4`); `with_int8_table_ms` swaps in the int8 one, as
+the default build runs it.
 """
 
 from __future__ import annotations
@@ -49,6 +50,9 @@ class PerToken(BaseModel):
     activation_rows: int
     total_ms: dict[str, float]  # kernel -> the matrices of one token, added up
     speedup_over_tinygemm: dict[str, float]
+    # Few-row kernel -> the same token with the head as W4A16 builds store it by default: the
+    # int8 table on the matching int8 kernel (torch's beside tinygemm, our build beside ours).
+    with_int8_table_ms: dict[str, float]
 
 
 class KernelBenchReport(BaseModel):
@@ -160,13 +164,24 @@ def run_kernel_bench(
         our_kernel=availability,
         matrices=matrices,
         timings=timings,
-        per_token=[_per_token(matrices, timings, count, list(kernels)) for count in rows],
+        per_token=[
+            _per_token(matrices, timings, table_timings, count, list(kernels)) for count in rows
+        ],
         int8_table_head=table_timings,
     )
 
 
+def _table_kernel_for(kernel: str) -> str:
+    """The int8 head's kernel that a build with `kernel` under its layers runs."""
+    return TORCH_INT8 if kernel == "tinygemm" else TABLE_PREFIX + kernel
+
+
 def _per_token(
-    matrices: Sequence[Matrix], timings: Sequence[KernelTiming], count: int, kernels: list[str]
+    matrices: Sequence[Matrix],
+    timings: Sequence[KernelTiming],
+    table_timings: Sequence[KernelTiming],
+    count: int,
+    kernels: list[str],
 ) -> PerToken:
     per_token = {matrix.name: matrix.per_token for matrix in matrices}
     at_count = [timing for timing in timings if timing.activation_rows == count]
@@ -174,6 +189,8 @@ def _per_token(
         kernel: sum(t.median_ms[kernel] * per_token[t.matrix] for t in at_count)
         for kernel in kernels
     }
+    int8 = next(t for t in table_timings if t.activation_rows == count)
+    int4_head = next(t.median_ms for t in at_count if t.matrix == int8.matrix)
     return PerToken(
         activation_rows=count,
         total_ms=totals,
@@ -181,6 +198,11 @@ def _per_token(
             kernel: totals["tinygemm"] / total
             for kernel, total in totals.items()
             if kernel != "tinygemm"
+        },
+        with_int8_table_ms={
+            kernel: totals[kernel] - int4_head[kernel] + int8.median_ms[_table_kernel_for(kernel)]
+            for kernel in kernels
+            if _table_kernel_for(kernel) in int8.median_ms
         },
     )
 
@@ -206,6 +228,8 @@ def render_text(report: KernelBenchReport) -> str:
         cells = ", ".join(f"{k} {ms:.1f} ms" for k, ms in total.total_ms.items())
         ratios = ", ".join(f"{k} {r:.2f}x" for k, r in total.speedup_over_tinygemm.items())
         lines.append(f"- {total.activation_rows} rows: {cells} (over tinygemm: {ratios})")
+        with_table = ", ".join(f"{k} {ms:.1f} ms" for k, ms in total.with_int8_table_ms.items())
+        lines.append(f"  with the int8 table's head (the default build): {with_table}")
     lines += [
         "",
         "The head as W4A16 builds store it by default (an int8 table; the int4 head's times are "
