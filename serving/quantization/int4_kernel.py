@@ -231,13 +231,18 @@ def _ops(variant: Variant) -> Any:
     return getattr(torch.ops, _namespace(variant))
 
 
-def rounded_activations(x: torch.Tensor, group_size: int) -> torch.Tensor:
-    """x as the kernel multiplies it: per group of columns, the nearest multiple of
-    max|x_group| / ACTIVATION_LEVELS (in x's dtype; for error bounds and reference forwards)."""
+def _rounded_groups(x: torch.Tensor, group_size: int, levels: int) -> torch.Tensor:
+    """Per group of columns, the nearest multiple of max|x_group| / levels (in x's dtype)."""
     grouped = x.reshape(*x.shape[:-1], -1, group_size)
-    step = grouped.abs().amax(-1, keepdim=True) / ACTIVATION_LEVELS
+    step = grouped.abs().amax(-1, keepdim=True) / levels
     safe_step = torch.where(step > 0, step, torch.ones_like(step))
     return (torch.round(grouped / safe_step) * step).reshape(x.shape)
+
+
+def rounded_activations(x: torch.Tensor, group_size: int) -> torch.Tensor:
+    """x as the int4 kernel multiplies it: per group of columns, the nearest multiple of
+    max|x_group| / ACTIVATION_LEVELS (in x's dtype; for error bounds and reference forwards)."""
+    return _rounded_groups(x, group_size, ACTIVATION_LEVELS)
 
 
 def int4_mm(
@@ -298,9 +303,7 @@ def dequantize_rows(
 def rounded_rows(x: torch.Tensor) -> torch.Tensor:
     """x as the int8 kernel multiplies it: per row, the nearest multiple of
     max|x_row| / INT8_ACTIVATION_LEVELS (in x's dtype; for error bounds and reference forwards)."""
-    step = x.abs().amax(-1, keepdim=True) / INT8_ACTIVATION_LEVELS
-    safe_step = torch.where(step > 0, step, torch.ones_like(step))
-    return torch.round(x / safe_step) * step
+    return _rounded_groups(x, x.shape[-1], INT8_ACTIVATION_LEVELS)
 
 
 def int8_mm(

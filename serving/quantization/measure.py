@@ -105,7 +105,7 @@ def random_int8_table(
     return weight, (torch.rand(matrix.rows, generator=generator) * 0.001).bfloat16()
 
 
-def int8_table_kernel(matrix: Matrix, generator: torch.Generator) -> Multiply:
+def _int8_table_multiply(matrix: Matrix, generator: torch.Generator) -> Multiply:
     """The int8 table on the kernel our vLLM method picks for it in this process."""
     weight, scales = random_int8_table(matrix, generator)
     variant = int4_kernel.int8_table_kernel(matrix.columns).variant
@@ -118,7 +118,7 @@ KERNELS: dict[Scheme, Callable[[Matrix, torch.Generator], Multiply]] = {
 }
 # Where a build's output head runs on another kernel than its layers.
 HEAD_KERNELS: dict[Scheme, Callable[[Matrix, torch.Generator], Multiply]] = {
-    "w4a16": int8_table_kernel,
+    "w4a16": _int8_table_multiply,
 }
 UNTIMED: dict[Scheme, str] = {
     "w4a8": "not timed: vLLM's W4A8 kernel needs weights prepared by vLLM's loader "

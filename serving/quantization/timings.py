@@ -5,6 +5,7 @@ probe reads this without torch.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.metadata
 import json
@@ -86,6 +87,7 @@ def torch_version() -> str | None:
         return None
 
 
+@functools.cache
 def _kernel_sources_digest() -> str:
     """Our C++ kernels beside this file: a change to them changes what the builds cost."""
     digest = hashlib.sha256()
