@@ -14,7 +14,8 @@ shows them after the goal on every later step (`split_remembered`, `user_turn`).
 
 The notes are the feedback functions below: the loop's (a reply with extra calls, an action
 that did not land, reasoning cut at its budget) and the guards' (an unusable reply, a repeated
-or ineffective action, a claim the screen contradicts, an undo, a risky action). The history
+or ineffective action, a claim the screen contradicts or the task has not shown, an
+undo, a risky action). The history
 lines use `describe_action`, `NOTHING_CHANGED` and `blocked_step`.
 """
 
@@ -218,6 +219,23 @@ def claim_contradicted(subject: str, shown: str, wanted: str) -> str:
     return f"Not done yet: the screen shows {subject} {shown}, and the goal asks for {wanted}."
 
 
+def completion_refused(missing: Sequence[str], undone: Sequence[str] = ()) -> str:
+    """Why a `task_complete(success=true)` was not accepted. Each item is one part of the goal
+    as a subject and the state asked for ("Wi-Fi on"): `missing` ones no screen of the task
+    has shown yet, `undone` ones a screen showed and a later screen showed changed again."""
+    reasons = []
+    if missing:
+        reasons.append(f"no screen has shown {_and_list(missing)} yet")
+    if undone:
+        verb = "was" if len(undone) == 1 else "were"
+        reasons.append(f"{_and_list(undone)} {verb} shown, then changed back")
+    return (
+        f"Not done yet: {'; '.join(reasons)}. Open the screen that shows "
+        f"{'it' if len(missing) + len(undone) == 1 else 'each'}, set it as the goal asks, and "
+        "call task_complete once the screen shows the goal reached."
+    )
+
+
 def answer_unseen(part: str) -> str:
     return (
         f'Not accepted yet: no screen in this task showed "{part}". Open the screen that '
@@ -243,6 +261,11 @@ def risky_unconfirmable(described: str, word: str) -> str:
 
 def risky_declined(described: str) -> str:
     return f"The user declined {described}. Do not try it again."
+
+
+def _and_list(items: Sequence[str]) -> str:
+    """The items joined as a sentence says them: A; A and B; A, B and C."""
+    return ", ".join(items[:-1]) + " and " + items[-1] if len(items) > 1 else "".join(items)
 
 
 def _element_ref(index: int, screen: Screen | None) -> str:
