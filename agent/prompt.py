@@ -14,9 +14,8 @@ shows them after the goal on every later step (`split_remembered`, `user_turn`).
 
 The notes are the feedback functions below: the loop's (a reply with extra calls, an action
 that did not land, reasoning cut at its budget) and the guards' (an unusable reply, a repeated
-or ineffective action, a claim the screen contradicts or the task has not shown, an
-undo, a risky action). The history
-lines use `describe_action`, `NOTHING_CHANGED` and `blocked_step`.
+or ineffective action, a claim the screen contradicts or the task has not shown, an undo, a
+risky action). The history lines use `describe_action`, `NOTHING_CHANGED` and `blocked_step`.
 """
 
 from __future__ import annotations
