@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 
 import pytest
 
@@ -48,11 +51,28 @@ def test_schema_lists_the_contract_tools_in_order() -> None:
         assert tool["function"]["parameters"]["type"] == "object"
 
 
-def test_schema_is_byte_identical_across_calls_and_not_shared() -> None:
+def test_schema_is_not_shared_with_callers() -> None:
     first = tools_schema()
     first[0]["function"]["name"] = "changed by a caller"
-    assert json.dumps(tools_schema()) == json.dumps(tools_schema())
     assert tools_schema()[0]["function"]["name"] == "tap"
+
+
+def test_schema_is_byte_identical_in_another_process() -> None:
+    """The schema opens every prompt: the server's prefix cache needs the same bytes each run."""
+    child = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import json; from agent.actions import tools_schema; "
+            "print(json.dumps(tools_schema()))",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PYTHONHASHSEED": "54321"},
+        timeout=60,
+    )
+    assert child.stdout.strip() == json.dumps(tools_schema())
 
 
 def test_schema_stays_small_because_it_is_in_every_prompt() -> None:

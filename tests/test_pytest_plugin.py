@@ -95,17 +95,14 @@ def test_installing_registers_the_plugin_and_loading_it_imports_nothing_heavy() 
     plugins = {ep.name: ep.value for ep in entry_points(group="pytest11")}
     assert plugins.get("phone_agent") == "evals.pytest_plugin"
     probe = (
-        "import json, sys, time; start = time.perf_counter(); import evals.pytest_plugin; "
-        "print(time.perf_counter() - start); "
+        "import json, sys; import evals.pytest_plugin; "
         "print(json.dumps(sorted({name.split('.')[0] for name in sys.modules})))"
     )
     finished = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60
     )
-    seconds, loaded = finished.stdout.splitlines()
     heavy = {"agent", "simulator", "devices", "serving", "openai", "adbutils", "lxml", "pydantic"}
-    assert heavy.isdisjoint(json.loads(loaded)), loaded
-    assert float(seconds) < 1.0  # pytest itself is most of it
+    assert heavy.isdisjoint(json.loads(finished.stdout)), finished.stdout
 
 
 def test_sim_phone_starts_like_a_fresh_simulator(sim_phone: Simulator) -> None:

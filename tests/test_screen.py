@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from typing import Any
 from xml.sax.saxutils import quoteattr
 
@@ -503,7 +506,26 @@ def test_signature_ignores_the_clock_but_not_a_toggle() -> None:
 
     assert shade("12:30", True).signature == shade("12:31", True).signature
     assert shade("12:30", True).signature != shade("12:30", False).signature
-    assert Screen.parse(settings_screen()).signature == Screen.parse(settings_screen()).signature
+
+
+def test_signature_is_the_same_in_another_process() -> None:
+    """Trajectories and recorded replies compare signatures across runs: no per-process salt."""
+    xml = settings_screen()
+    child = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from agent.screen import Screen; "
+            "print(Screen.parse(sys.stdin.read()).signature)",
+        ],
+        input=xml,
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PYTHONHASHSEED": "12345"},
+        timeout=60,
+    )
+    assert child.stdout.strip() == Screen.parse(xml).signature
 
 
 def test_to_json_has_the_documented_shape() -> None:
