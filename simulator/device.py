@@ -12,6 +12,7 @@ from pydantic import ValidationError
 from devices.base import KEYCODES, AppNotFound, DeviceError
 from simulator.apps import APPS
 from simulator.apps.launcher import OverviewPage
+from simulator.apps.names import AmbiguousAppName, find_app
 from simulator.apps.system import BatteryWarningDialog, RateAppDialog
 from simulator.display import HEIGHT, SCREEN, WIDTH
 from simulator.faults import DUMP_ERRORS, FaultConfig
@@ -251,13 +252,16 @@ class Simulator:
         return package
 
     def _resolve_app(self, name: str) -> str:
+        """The package `name` names: a package, a launcher label or another name people use
+        for the app (`simulator.apps.names`), in any case and spacing."""
         wanted = name.strip()
         apps = self.installed_apps()
-        if wanted in apps:
-            return wanted
-        for package, label in apps.items():
-            if label.casefold() == wanted.casefold():
-                return package
+        try:
+            package = find_app(wanted, apps)
+        except AmbiguousAppName as exc:
+            raise AppNotFound(str(exc)) from None
+        if package is not None:
+            return package
         names = [*apps.values(), *apps]
         close = difflib.get_close_matches(wanted, names, n=3, cutoff=0.5)
         close += [n for n in names if wanted.casefold() in n.casefold() and n not in close]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from functools import partial
 
 from simulator.apps.calendar import day_label
+from simulator.apps.names import search_apps
 from simulator.display import HEIGHT, NAV_BAR_TOP, SCREEN, STATUS_BAR, WIDTH
 from simulator.runtime import Page, Phone
 from simulator.state import LAUNCHER
@@ -144,9 +145,10 @@ class HomePage(Page):
         ]
 
     def _drawer(self) -> list[View]:
-        apps = sorted(self._labels(), key=str.casefold)
-        query = self.search.text.strip().casefold()
-        shown = [label for label in apps if query in label.casefold()]
+        labels = self._labels()
+        # the search answers to the names people use for an app, not only its label
+        found = set(search_apps(self.search.text, {p: label for label, p in labels.items()}))
+        shown = sorted((label for label, p in labels.items() if p in found), key=str.casefold)
         focused = self.phone.focus is self.search
         search_box = Rect(62, 150, 1018, 282)
         icons: list[View] = []
