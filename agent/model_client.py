@@ -26,6 +26,12 @@ the few fields the agent reads. A body that fails (not JSON, `null`, no choices,
 that is `null`...) counts as a failed attempt like an HTTP 5xx, a timeout or a connection that
 breaks off: it is retried with backoff, and after the last retry the policy fails with
 ModelCallError, which the loop turns into the stop reason `model_error`.
+
+A decision has a deadline (`decision_timeout_s`) over all its requests and retries: the timeout
+of one request bounds each wait for bytes, and a server that drips a byte before every wait
+ends would otherwise hold a step for ever. Past the deadline the policy fails with
+DecisionTimeout (a ModelCallError, so the run stops with `model_error` and the trajectory's end
+line says which deadline fired).
 """
 
 from __future__ import annotations
@@ -42,6 +48,7 @@ import openai
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agent import prompt
+from agent.http_deadline import Deadline, deadline_transport
 from agent.toolparse import parse_reply
 
 if TYPE_CHECKING:
@@ -68,6 +75,10 @@ class ModelServerUnavailable(PolicyError):
 
 class ModelCallError(PolicyError):
     """The server answered, but not with a usable reply (after the allowed retries)."""
+
+
+class DecisionTimeout(ModelCallError):
+    """The decision's deadline passed before the server had answered."""
 
 
 class UnusableReply(Exception):
@@ -124,7 +135,9 @@ class ClientSettings(BaseModel):
     answer_tokens: int = Field(default=256, gt=0)  # for the call itself, after any thinking
     temperature: float = 1.0  # the model card's recommendation
     top_p: float = 0.95
-    timeout_s: float = Field(default=300.0, gt=0)  # one request; CPU decoding is slow
+    timeout_s: float = Field(default=300.0, gt=0)  # each wait for bytes; CPU decoding is slow
+    # the whole decision: every request, retry and backoff of one step
+    decision_timeout_s: float = Field(default=600.0, gt=0)
     retries: int = Field(default=3, ge=0)  # on connection errors, timeouts and HTTP 5xx
     backoff_s: float = Field(default=1.0, ge=0)  # doubles after every failed attempt
 
@@ -137,12 +150,14 @@ class ModelClient:
     ) -> None:
         self.settings = settings
         self._sleep = sleep
+        self._deadline = Deadline()
         # retries are ours (bounded, with backoff, counted into the reply), not the SDK's
         self._openai = openai.OpenAI(
             base_url=settings.base_url,
             api_key=settings.api_key,
             timeout=settings.timeout_s,
             max_retries=0,
+            http_client=openai.DefaultHttpxClient(transport=deadline_transport(self._deadline)),
         )
         self._model = settings.model
 
@@ -164,6 +179,10 @@ class ModelClient:
         return self._model
 
     def decide(self, request: DecisionRequest) -> ModelReply:
+        with self._deadline.running(self.settings.decision_timeout_s):
+            return self._decide(request)
+
+    def _decide(self, request: DecisionRequest) -> ModelReply:
         thinking = self.settings.thinking if request.thinking is None else request.thinking
         budget = self.settings.think_budget if thinking else None
         reply = self._chat(request, request.messages, thinking)
@@ -261,9 +280,13 @@ class ModelClient:
         last_error = ""
         only_refused = True
         for attempt in range(1, attempts + 1):
+            if self._deadline.passed():
+                raise self._timed_out()
             try:
                 return send(), attempt
             except openai.APITimeoutError:
+                if self._deadline.passed():
+                    raise self._timed_out() from None
                 only_refused = False
                 last_error = f"no answer within {self.settings.timeout_s:g} s"
             except openai.APIConnectionError as exc:
@@ -286,12 +309,22 @@ class ModelClient:
                 only_refused = False
                 last_error = f"unusable reply: {exc}"
             if attempt < attempts:
-                self._sleep(self.settings.backoff_s * 2 ** (attempt - 1))
+                backoff = self.settings.backoff_s * 2 ** (attempt - 1)
+                left = self._deadline.remaining()
+                self._sleep(backoff if left is None else max(0.0, min(backoff, left)))
+        if self._deadline.passed():
+            raise self._timed_out()
         if only_refused:
             raise ModelServerUnavailable(self.settings.base_url)
         raise ModelCallError(
             f"the model server at {self.settings.base_url} failed {attempts} times "
             f"(last: {last_error})"
+        )
+
+    def _timed_out(self) -> DecisionTimeout:
+        return DecisionTimeout(
+            f"the model server at {self.settings.base_url} gave no decision within the "
+            f"{self.settings.decision_timeout_s:g} s decision timeout"
         )
 
 
@@ -495,6 +528,7 @@ __all__ = [
     "DEFAULT_BASE_URL",
     "ClientSettings",
     "DecisionRequest",
+    "DecisionTimeout",
     "ModelCallError",
     "ModelClient",
     "ModelReply",

@@ -16,8 +16,9 @@ with ScriptedServer([call("open_app", name="Settings"), tap("Network & internet"
 
 An answer may also misbehave the way a broken or hostile server does: any raw body with any
 status (`body_of`), a pause before answering (`hang`), a reply cut off after some bytes of its
-body, with or without a pause first (`cut_off`), or a connection closed without an answer
-(`hang_up`).
+body, with or without a pause first (`cut_off`), a whole answer sent a byte at a time, headers
+included, each byte well within a client's read timeout (`drip`), or a connection closed
+without an answer (`hang_up`).
 
 `/tokenize` uses a toy tokenizer, one token per character (its code point), so a test can turn
 a completions prompt back into text (`decode`); chat messages render in a Spark-like frame
@@ -54,6 +55,7 @@ class Scripted:
     cut_body_after: int | None = None
     stall_s: float = 0.0
     no_response: bool = False  # hang up without sending a byte
+    drip_s: float = 0.0  # send the answer, status line to last byte, evenly over this long
 
 
 def call(tool: str, /, **arguments: Any) -> Scripted:
@@ -86,6 +88,11 @@ def cut_off(reply: Scripted, after_bytes: int, stall_s: float = 0.0) -> Scripted
     """`reply`, promised whole by its Content-Length but cut after `after_bytes` of its body
     (after a pause of `stall_s`, which a client's read timeout may end first)."""
     return replace(reply, cut_body_after=after_bytes, stall_s=stall_s)
+
+
+def drip(reply: Scripted, seconds: float) -> Scripted:
+    """`reply`, its status line, headers and body sent one byte at a time over `seconds`."""
+    return replace(reply, drip_s=seconds)
 
 
 def hang_up() -> Scripted:
@@ -277,6 +284,9 @@ class ScriptedServer:
                     data = json.dumps({"error": {"message": message}}).encode()
                 else:
                     data = json.dumps(render(scripted, str(body.get("model")))).encode()
+                if scripted.drip_s:
+                    self._drip(scripted.status, data, scripted.content_type, scripted.drip_s)
+                    return
                 self._send_bytes(
                     scripted.status,
                     data,
@@ -284,6 +294,22 @@ class ScriptedServer:
                     cut_after=scripted.cut_body_after,
                     stall_s=scripted.stall_s,
                 )
+
+            def _drip(self, status: int, data: bytes, content_type: str, seconds: float) -> None:
+                head = (
+                    f"HTTP/1.1 {status} Scripted\r\nContent-Type: {content_type}\r\n"
+                    f"Content-Length: {len(data)}\r\nConnection: close\r\n\r\n"
+                ).encode()
+                answer = head + data
+                self.close_connection = True
+                try:
+                    for at in range(len(answer)):
+                        self.wfile.write(answer[at : at + 1])
+                        self.wfile.flush()
+                        if server._stopping.wait(seconds / len(answer)):
+                            return
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up
 
             def _send(self, status: int, payload: dict[str, Any]) -> None:
                 self._send_bytes(status, json.dumps(payload).encode(), "application/json")

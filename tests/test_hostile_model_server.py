@@ -1,4 +1,6 @@
 """Whatever a model server sends back, a run ends with a stop reason and a complete trajectory.
+A server that drips its answer a byte at a time, never letting a read time out, is cut off at
+the decision's deadline.
 
 Each reply here is served over loopback HTTP to the agent's own OpenAI client: bodies that are
 not JSON or not a chat completion, lone surrogates, connections closed mid-body and servers
@@ -9,12 +11,13 @@ that stall. Broken replies are retried a bounded number of times, then the run s
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
 
 from agent.cli import main
-from agent.model_client import ClientSettings, ModelCallError, ModelClient
+from agent.model_client import ClientSettings, DecisionTimeout, ModelCallError, ModelClient
 from agent.trajectory import EndRecord, EpisodeRecord, StepRecord, read_trajectory
 from evals.scripted_model import (
     Scripted,
@@ -22,6 +25,7 @@ from evals.scripted_model import (
     body_of,
     call,
     cut_off,
+    drip,
     hang,
     hang_up,
     tap,
@@ -29,7 +33,7 @@ from evals.scripted_model import (
 )
 from simulator import Simulator
 from tests.loop_harness import run_scripted
-from tests.test_model_client import client_for
+from tests.test_model_client import client_for, request
 
 TURN_ON_WIFI = "Turn on Wi-Fi"
 TO_WIFI = (call("open_app", name="Settings"), tap("Network & internet"), tap("Internet"))
@@ -263,3 +267,56 @@ def test_an_unforeseen_failure_still_closes_the_trajectory(tmp_path: Path) -> No
     end = records[-1]
     assert isinstance(end, EndRecord) and end.stop_reason == "aborted"
     assert end.detail == "internal error: RuntimeError: driver bug"
+
+
+# A server that would take this long to send one answer, a byte at a time (each byte far within
+# the read timeout), against a decision timeout of one second.
+DRIP_S = 60.0
+
+
+@pytest.mark.parametrize("stages", [1, 3], ids=["one request", "three attempts"])
+def test_a_server_that_drips_its_answer_is_cut_off_at_the_decision_deadline(
+    stages: int,
+) -> None:
+    """The whole answer, headers included, comes a byte at a time: no single read ever times
+    out. The decision ends with the deadline error long before the answer could be whole, and
+    retries do not start over on a deadline that has passed."""
+    dripping = drip(call("tap", index=2), DRIP_S)
+    with ScriptedServer([dripping] * stages) as server:
+        client = client_for(
+            server.base_url, retries=stages - 1, timeout_s=DRIP_S / 4, decision_timeout_s=1.0
+        )
+        client.model_name()
+        started = time.monotonic()
+        with pytest.raises(DecisionTimeout, match="no decision within the 1 s decision timeout"):
+            client.decide(request())
+        elapsed = time.monotonic() - started
+    assert elapsed < DRIP_S / 4  # it did not wait for the answer, nor for one read timeout
+    assert len(server.chat_requests) == 1  # the deadline covers every attempt of the decision
+
+
+def test_run_stops_at_its_decision_timeout_and_says_so_in_the_trajectory(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    trajectory = tmp_path / "run.jsonl"
+    with ScriptedServer([TO_WIFI[0], drip(call("tap", index=2), DRIP_S)]) as server:
+        code = main(
+            [
+                "run",
+                TURN_ON_WIFI,
+                "--base-url",
+                server.base_url,
+                "--trajectory",
+                str(trajectory),
+                "--decision-timeout",
+                "1",
+                "--json",
+            ]
+        )
+    captured = capsys.readouterr()
+    assert code == 1
+    summary = json.loads(captured.out.strip().splitlines()[-1])
+    assert (summary["stop_reason"], summary["steps"]) == ("model_error", 1)
+    end = read_trajectory(trajectory)[-1]
+    assert isinstance(end, EndRecord) and end.stop_reason == "model_error"
+    assert "no decision within the 1 s decision timeout" in end.detail

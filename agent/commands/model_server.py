@@ -52,7 +52,19 @@ def add_model_server_arguments(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument("--top-p", type=probability, default=0.95)
     group.add_argument(
-        "--timeout", type=positive_float, default=300.0, metavar="SECONDS", help="per request"
+        "--timeout",
+        type=positive_float,
+        default=300.0,
+        metavar="SECONDS",
+        help="longest wait for the server's next bytes (300)",
+    )
+    group.add_argument(
+        "--decision-timeout",
+        type=positive_float,
+        default=600.0,
+        metavar="SECONDS",
+        help="the whole of one decision, retries included; past it the run stops with "
+        "model_error (600)",
     )
 
 
@@ -80,4 +92,5 @@ def model_client_settings(args: argparse.Namespace) -> ClientSettings:
         temperature=args.temperature,
         top_p=args.top_p,
         timeout_s=args.timeout,
+        decision_timeout_s=args.decision_timeout,
     )
