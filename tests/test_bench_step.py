@@ -324,6 +324,67 @@ def test_streamed_steps_show_later_prompts_cheaper_than_the_first() -> None:
     assert all(m.later_vs_first_ttft is not None for m in report.modes)
     assert report.episode_start_vs_first_ttft is not None
     assert report.episode_start_vs_first_ttft < 0.8
+    for mode in report.modes:
+        assert mode.later is not None and mode.later.ms_per_output_token is not None
+        assert mode.call_decision_s is not None and mode.call_decision_s > 0
+
+
+def _timing(
+    phase: step.Phase, ttft_ms: float | None, ms_per_token: float | None
+) -> step.StepTiming:
+    return step.StepTiming(
+        mode="off",
+        thinking=False,
+        episode=1,
+        step=1 if phase == "cold" else 2,
+        phase=phase,
+        call="tap",
+        prompt_tokens=1800,
+        cached_tokens=None,
+        completion_tokens=40,
+        ttft_ms=ttft_ms,
+        ms_per_output_token=ms_per_token,
+        model_ms=3000.0,
+        device_ms=5.0,
+        overhead_ms=1.0,
+        overhead_pct=0.03,
+        parse_ms=0.1,
+        render_ms=0.1,
+        reply_parse_ms=0.1,
+        guards_ms=0.1,
+        record_ms=0.1,
+        unattributed_ms=0.5,
+    )
+
+
+def test_a_fixed_length_decision_is_a_later_step_s_first_token_plus_the_call_s_tokens() -> None:
+    """Random weights write replies of any length: the decision is reckoned for a call of a
+    fixed length from the medians of the later steps (the cold step's long prompt is left out)."""
+    steps = [
+        _timing("cold", 3900.0, 70.0),
+        _timing("later", 1000.0, 80.0),
+        _timing("later", 1200.0, 70.0),
+        _timing("later", 1400.0, 74.0),
+    ]
+    mode = step._mode_report("off", ["step_budget"], steps, call_tokens=24)
+    assert mode.call_decision_s == round((1200.0 + 23 * 74.0) / 1000, 3)
+    assert step._mode_report("off", [], steps, call_tokens=1).call_decision_s == 1.2
+    unstreamed = [_timing("cold", None, None), _timing("later", None, None)]
+    assert step._mode_report("off", [], unstreamed, call_tokens=24).call_decision_s is None
+
+
+def test_the_time_per_output_token_leaves_out_the_first() -> None:
+    reply = chat_reply(
+        json.dumps(
+            {"choices": [{"message": {}}], "usage": {"prompt_tokens": 10, "completion_tokens": 5}}
+        ),
+        thinking=False,
+    )
+    decision = step.Decision(started=0.0, ended=2.4, first_token=2.0, reply=reply, cached_tokens=0)
+    assert step._ms_per_output_token(decision) == pytest.approx(100.0)
+    one = reply.model_copy(update={"completion_tokens": 1})
+    assert step._ms_per_output_token(step.Decision(0.0, 2.4, 2.0, one, 0)) is None
+    assert step._ms_per_output_token(step.Decision(0.0, 2.4, None, reply, 0)) is None
 
 
 # -- the command -------------------------------------------------------------------------------

@@ -79,7 +79,9 @@ def _add_step(benchmarks: Any) -> None:
         description="Play a simulator task with the agent loop against a running "
         "OpenAI-compatible server and time every step: prompt tokens, time to first token, "
         "model, device and our own code, for cold, episode-start and later steps, with thinking "
-        "off, on and auto (on after a wait, an unusable reply or a guard escalation).",
+        "off, on and auto (on after a wait, an unusable reply or a guard escalation); and what "
+        "a later step would cost with a call of --call-tokens tokens, whatever length the "
+        "model writes.",
     )
     parser.add_argument("--steps", type=int, metavar="N", help="decisions per thinking mode (5)")
     parser.add_argument(
@@ -95,6 +97,12 @@ def _add_step(benchmarks: Any) -> None:
         help="modes to run: one, both (off and on) or all (off, on, auto; the default)",
     )
     parser.add_argument("--task", help="simulator task to play (SystemWifiTurnOn)")
+    parser.add_argument(
+        "--call-tokens",
+        type=int,
+        metavar="N",
+        help="length of the call each mode's fixed-length decision is reckoned for (24)",
+    )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     add_model_server_arguments(parser)
     parser.set_defaults(handler=_run_step)
@@ -122,6 +130,7 @@ def _run_step(args: argparse.Namespace) -> int:
         modes=modes,
         progress=progress,
         episode_steps=args.episode_steps,
+        call_tokens=step.DEFAULT_CALL_TOKENS if args.call_tokens is None else args.call_tokens,
     )
     print(report.model_dump_json(indent=2) if args.json else step.render_text(report))
     return 0

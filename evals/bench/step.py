@@ -24,6 +24,12 @@ one decoded token; `later_vs_first_ttft` and `episode_start_vs_first_ttft` compa
 phases with the cold step, and `cached_tokens` shows the cache at work where the server
 reports it (vLLM: `--enable-prompt-tokens-details`). A server that ignores `stream` still
 works: its steps have no time to first token.
+
+A decision of fixed length. What a step costs depends on how long the reply is, and a checkpoint
+with random weights writes replies of any length; a tool call of the agent is about 24 tokens.
+Each mode therefore also reports the decision a call of `call_tokens` tokens would cost on this
+server: a later step's time to first token plus `call_tokens - 1` times the time per output token
+after the first ((end - first token) / (tokens - 1)), both medians over the later steps.
 """
 
 from __future__ import annotations
@@ -69,6 +75,7 @@ from simulator.tasks import TASKS_BY_NAME
 TARGET_OVERHEAD_PCT = 2.0
 DEFAULT_TASK = "SystemWifiTurnOn"
 DEFAULT_STEPS = 5
+DEFAULT_CALL_TOKENS = 24  # a typical tool call of the agent, `<tool_call>` to `</tool_call>`
 
 T = TypeVar("T")
 Clock = Callable[[], float]
@@ -97,6 +104,8 @@ class StepTiming(BaseModel):
     cached_tokens: int | None  # prompt tokens the server took from its prefix cache, if told
     completion_tokens: int | None
     ttft_ms: float | None  # None where the server did not stream
+    # each output token after the first: None unstreamed or with fewer than two tokens
+    ms_per_output_token: float | None
     model_ms: float
     device_ms: float
     overhead_ms: float
@@ -116,6 +125,7 @@ class PhaseMedians(BaseModel):
     prompt_tokens: float | None
     cached_tokens: float | None
     ttft_ms: float | None
+    ms_per_output_token: float | None
     model_ms: float
     device_ms: float
     overhead_ms: float
@@ -132,6 +142,9 @@ class ModeReport(BaseModel):
     later_vs_first_ttft: float | None
     episode_start_vs_first_ttft: float | None
     seconds_per_decision: float  # mean of whole steps: model, device and our code
+    # a later step with a call of the report's `call_tokens` tokens: time to first token +
+    # (call_tokens - 1) x time per output token, medians of the later steps; None unstreamed
+    call_decision_s: float | None
     thinking_steps: int  # steps that thought (all with `on`; some with `auto`)
 
 
@@ -149,6 +162,7 @@ class StepReport(BaseModel):
     goal: str
     steps_per_mode: int
     episode_steps: int
+    call_tokens: int
     streamed: bool
     steps: list[StepTiming]
     modes: list[ModeReport]
@@ -485,6 +499,7 @@ def _timings(
                         if decision.first_token is not None
                         else None
                     ),
+                    ms_per_output_token=_round(_ms_per_output_token(decision)),
                     model_ms=round(model_ms, 3),
                     device_ms=round(device_ms, 3),
                     overhead_ms=round(overhead_ms, 3),
@@ -494,6 +509,13 @@ def _timings(
                 )
             )
     return timings
+
+
+def _ms_per_output_token(decision: Decision) -> float | None:
+    tokens = decision.reply.completion_tokens
+    if decision.first_token is None or tokens is None or tokens < 2:
+        return None
+    return (decision.ended - decision.first_token) * 1e3 / (tokens - 1)
 
 
 def _stage_ms(
@@ -559,9 +581,11 @@ def run_step_bench(
     clock: Clock = time.perf_counter,
     progress: Callable[[StepTiming], None] | None = None,
     episode_steps: int | None = None,
+    call_tokens: int = DEFAULT_CALL_TOKENS,
 ) -> StepReport:
     """`steps` decisions per thinking mode on the simulator task `task_name`, in episodes of at
-    most `episode_steps` steps (default: as many as `steps`)."""
+    most `episode_steps` steps (default: as many as `steps`); each mode's decision with a call
+    of `call_tokens` tokens is reckoned from its later steps."""
     task = TASKS_BY_NAME.get(task_name)
     if task is None:
         raise BenchInputError(f"no simulator task {task_name!r}; e.g. {DEFAULT_TASK}")
@@ -570,6 +594,8 @@ def run_step_bench(
     episode_steps = steps if episode_steps is None else episode_steps
     if episode_steps < 1:
         raise BenchInputError("--episode-steps must be at least 1")
+    if call_tokens < 1:
+        raise BenchInputError("--call-tokens must be at least 1")
     client = ModelClient(settings)
     try:
         model = client.model_name()  # fails fast, in one line, when nothing serves
@@ -606,7 +632,7 @@ def run_step_bench(
                     mode_steps.extend(timings)
             finally:
                 policy.close()
-            reports.append(_mode_report(mode, stop_reasons, mode_steps))
+            reports.append(_mode_report(mode, stop_reasons, mode_steps, call_tokens))
             all_steps.extend(mode_steps)
     percents = [s.overhead_pct for s in all_steps]
     median_pct = statistics.median(percents)
@@ -617,6 +643,7 @@ def run_step_bench(
         goal=goal,
         steps_per_mode=steps,
         episode_steps=episode_steps,
+        call_tokens=call_tokens,
         streamed=all(s.ttft_ms is not None for s in all_steps),
         steps=all_steps,
         modes=reports,
@@ -632,24 +659,30 @@ def run_step_bench(
 
 
 def _mode_report(
-    mode: ThinkingMode, stop_reasons: list[str], steps: list[StepTiming]
+    mode: ThinkingMode, stop_reasons: list[str], steps: list[StepTiming], call_tokens: int
 ) -> ModeReport:
     def phase(name: Phase) -> PhaseMedians | None:
         chosen = [s for s in steps if s.phase == name]
         return _medians(chosen) if chosen else None
 
+    later = phase("later")
+    call_decision_s = None
+    if later is not None and later.ttft_ms is not None and later.ms_per_output_token is not None:
+        call_ms = later.ttft_ms + (call_tokens - 1) * later.ms_per_output_token
+        call_decision_s = round(call_ms / 1000, 3)
     return ModeReport(
         thinking=mode,
         episodes=len(stop_reasons),
         stop_reasons=stop_reasons,
         first=_medians([s for s in steps if s.phase == "cold"]),
         episode_start=phase("episode_start"),
-        later=phase("later"),
+        later=later,
         later_vs_first_ttft=_ttft_ratio(steps, "later"),
         episode_start_vs_first_ttft=_ttft_ratio(steps, "episode_start"),
         seconds_per_decision=round(
             statistics.mean(s.model_ms + s.device_ms + s.overhead_ms for s in steps) / 1000, 3
         ),
+        call_decision_s=call_decision_s,
         thinking_steps=sum(s.thinking for s in steps),
     )
 
@@ -667,6 +700,7 @@ def _medians(steps: list[StepTiming]) -> PhaseMedians:
         prompt_tokens=median([s.prompt_tokens for s in steps]),
         cached_tokens=median([s.cached_tokens for s in steps]),
         ttft_ms=median([s.ttft_ms for s in steps]),
+        ms_per_output_token=median([s.ms_per_output_token for s in steps]),
         model_ms=required([s.model_ms for s in steps]),
         device_ms=required([s.device_ms for s in steps]),
         overhead_ms=required([s.overhead_ms for s in steps]),
@@ -693,7 +727,7 @@ def render_text(report: StepReport) -> str:
     lines = [
         f"{report.model} at {report.base_url}, task {report.task}: {report.goal}",
         f"{'thinking':<8} {'steps':<8} {'n':>3} {'prompt tok':>10} {'cached':>7} {'TTFT ms':>9} "
-        f"{'model ms':>9} {'device ms':>9} {'ours ms':>8} {'ours %':>7}",
+        f"{'ms/token':>8} {'model ms':>9} {'device ms':>9} {'ours ms':>8} {'ours %':>7}",
     ]
     for mode in report.modes:
         phases = (("cold", mode.first), ("ep.start", mode.episode_start), ("later", mode.later))
@@ -703,7 +737,8 @@ def render_text(report: StepReport) -> str:
             lines.append(
                 f"{mode.thinking:<8} {label:<8} {phase.steps:>3} "
                 f"{cell(phase.prompt_tokens, 0):>10} {cell(phase.cached_tokens, 0):>7} "
-                f"{cell(phase.ttft_ms):>9} {phase.model_ms:>9.1f} {phase.device_ms:>9.2f} "
+                f"{cell(phase.ttft_ms):>9} {cell(phase.ms_per_output_token):>8} "
+                f"{phase.model_ms:>9.1f} {phase.device_ms:>9.2f} "
                 f"{phase.overhead_ms:>8.2f} {phase.overhead_pct:>7.3f}"
             )
     for mode in report.modes:
@@ -712,6 +747,13 @@ def render_text(report: StepReport) -> str:
             f"({mode.thinking_steps} of {sum(s.mode == mode.thinking for s in report.steps)} "
             "steps thought)"
         )
+        if mode.call_decision_s is not None and mode.later is not None:
+            lines.append(
+                f"thinking {mode.thinking}: {mode.call_decision_s:.2f} s per decision with a "
+                f"{report.call_tokens}-token call (a later step's TTFT "
+                f"{cell(mode.later.ttft_ms, 0)} ms + {report.call_tokens - 1} x "
+                f"{cell(mode.later.ms_per_output_token)} ms)"
+            )
     for name, ratio in (
         ("later steps'", report.later_vs_first_ttft),
         ("later episodes' first steps'", report.episode_start_vs_first_ttft),
