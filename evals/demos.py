@@ -34,7 +34,7 @@ from agent.loop import RunSettings, run_episode
 from agent.model_client import ClientSettings, DecisionRequest, ModelReply, Policy, chat_request
 from devices.errors import UsageError
 from evals.detours import DETOUR_EXTRA_STEPS, start_from_detour
-from evals.goal_wording import training_goal_template
+from evals.goal_rewording import training_goal_template
 from evals.oracle import OraclePolicy
 from evals.runner import goal_confirmation
 from simulator import Simulator
@@ -63,7 +63,7 @@ class DemoEpisode:
     phrasing: int
     thinking: bool
     detour: bool = False  # start from the detour the seed picks instead of the task's start
-    reworded: bool = False  # the phrasing reworded (`evals.goal_wording`), fixed by the seed
+    reworded: bool = False  # the phrasing reworded (`evals.goal_rewording`), fixed by the seed
 
     @property
     def goal(self) -> str:
@@ -201,7 +201,8 @@ def episode_metadata(episode: DemoEpisode, source: str) -> dict[str, Any]:
 
 
 def play_episode(episode: DemoEpisode, policy: Policy, scratch: Path, extra_steps: int = 0) -> bool:
-    """Play `episode` with `policy` through the agent loop; whether the task succeeded.
+    """Play `episode` with `policy` through the agent loop; whether the task succeeded (its
+    check passed and nothing outside its scope changed).
     `extra_steps` widens the step budget (for a policy that replays steps first)."""
     task, seed = episode.task, episode.seed
 
@@ -210,6 +211,7 @@ def play_episode(episode: DemoEpisode, policy: Policy, scratch: Path, extra_step
 
     simulator = start_from_detour(task, seed, fresh)[0] if episode.detour else fresh()
     budget = task.max_steps + (DETOUR_EXTRA_STEPS if episode.detour else 0) + extra_steps
+    start = simulator.state
     result = run_episode(
         episode.goal,
         simulator,
@@ -220,7 +222,7 @@ def play_episode(episode: DemoEpisode, policy: Policy, scratch: Path, extra_step
         sleep=lambda seconds: None,
     )
     state = result.device_state or simulator.state
-    return result.stop_reason == "completed" and task.success(state, seed, result.answer)
+    return result.stop_reason == "completed" and task.solved(start, state, seed, result.answer)
 
 
 def record_episode(episode: DemoEpisode, scratch: Path) -> list[dict[str, Any]] | None:

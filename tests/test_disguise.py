@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from evals.demos import export_demos, given_values, plan_demo_episodes
-from serving.training.data import Demo
+from serving.training.demo import Demo
 from serving.training.disguise import copied_values, disguise
 from simulator.tasks import TASKS_BY_NAME
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 import re
 
-from evals.goal_wording import REQUESTS, SYNONYMS, reword, training_goal_template
+from evals.goal_rewording import REQUESTS, SYNONYMS, reword, training_goal_template
 from simulator.tasks import TASKS, TASKS_BY_NAME
 
 TRAINING_TEMPLATES = [task.templates[i] for task in TASKS for i in task.training_phrasings]

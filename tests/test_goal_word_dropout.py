@@ -11,8 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from evals.demos import export_demos, given_values, plan_demo_episodes
-from serving.training.data import Demo, parse_demo
-from serving.training.goal_words import (
+from serving.training.data import parse_demo
+from serving.training.demo import Demo
+from serving.training.goal_word_dropout import (
     KEPT_WORDS,
     MIN_DROPPABLE_WORDS,
     droppable_words,

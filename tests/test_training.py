@@ -23,7 +23,8 @@ from serving.checkpoint import SHAPES, SparkConfig, make_checkpoint, tensor_shap
 from serving.quantization.probe import probe_hardware
 from serving.reference_forward import spark_logits
 from serving.spark_format import BOS, EOS, split_tool_calls
-from serving.training.data import ChatRenderer, Demo, LineEncoder, distinct_examples, encode
+from serving.training.data import ChatRenderer, LineEncoder, distinct_examples, encode
+from serving.training.demo import Demo
 from serving.training.model import load_checkpoint, parameter_count
 from serving.training.train import (
     POLICY_SHAPE,

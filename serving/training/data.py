@@ -13,7 +13,7 @@ A demonstration file is JSON Lines (optionally `.gz` or `.xz`), one decision a l
 an optional `reasoning_content` is the thinking before the call); the optional `values` are the
 strings the episode's task was given, which training may disguise where the reply copies them
 (`serving.training.disguise`), and the optional `goal` is the goal the user turns show, which
-training may show with words left out (`serving.training.goal_words`). The prompt is rendered
+training may show with words left out (`serving.training.goal_word_dropout`). The prompt is rendered
 the way the server renders it: with the checkpoint's chat template, the tools as vLLM passes
 them to it, the generation prompt added. The completion is what the model must write after
 that prompt, taken from the same template's rendering of the assistant turn, so the tool-call
@@ -35,13 +35,14 @@ from multiprocessing import Pool
 from pathlib import Path
 from typing import IO, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ValidationError
 
 from serving import spark_format
 from serving.checkpoint import chat_template_text
 from serving.errors import ServingUsageError
+from serving.training.demo import Demo
 from serving.training.disguise import copied_values, disguise
-from serving.training.goal_words import can_shorten, shorten_goal
+from serving.training.goal_word_dropout import can_shorten, shorten_goal
 
 ASSISTANT_OPENING = spark_format.BOS + "<|Bot|>" + spark_format.THINK_END
 # Below this many demonstrations, tokenizing in worker processes costs more than it saves.
@@ -50,23 +51,6 @@ _PARALLEL_FROM = 2000
 
 class DemoError(ServingUsageError, ValueError):
     """A demonstration file that cannot be used; reported in one line."""
-
-
-class Demo(BaseModel):
-    model_config = ConfigDict(extra="allow")
-
-    messages: list[dict[str, Any]] = Field(min_length=1)
-    tools: list[dict[str, Any]] = Field(default_factory=list)
-    chat_template_kwargs: dict[str, Any] = Field(default_factory=dict)
-    target: dict[str, Any]
-    # the values the episode's task was given (`serving.training.disguise` uses them)
-    values: list[str] = Field(default_factory=list)
-    # the goal as the user turns say it (`serving.training.goal_words` shortens it)
-    goal: str | None = None
-
-    @property
-    def thinking(self) -> bool:
-        return bool(self.chat_template_kwargs.get("enable_thinking", True))
 
 
 def open_text(path: Path) -> IO[str]:

@@ -31,10 +31,9 @@ import re
 import unicodedata
 from collections.abc import Iterator
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from serving.training.data import Demo
+from serving.training.demo import Demo
 
 _MIN_LENGTH = 2
 # A value stands alone: no letter, digit or underscore touches it, nor element brackets.

@@ -19,10 +19,8 @@ from __future__ import annotations
 
 import random
 import re
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from serving.training.data import Demo
+from serving.training.demo import Demo
 
 # Each word that may go is left out with this probability (at least one always goes).
 WORD_DROP_RATE = 0.15

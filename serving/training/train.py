@@ -5,7 +5,7 @@ tokens added), every demonstration is rendered with the chat template and tokeni
 model learns the completions only (the prompt is context, not a target). On request, each
 epoch shows a share of the demonstrations that copy a given value with that value disguised,
 afresh (`serving.training.disguise`), so that remembering values no longer pays, and a share
-of all demonstrations with some words of the goal left out (`serving.training.goal_words`),
+of all demonstrations with some words of the goal left out (`serving.training.goal_word_dropout`),
 so that no one sentence carries a task; those are tokenized in the background while training
 runs (`serving.training.feed`). Batches group demonstrations of similar length under a token
 budget; their order, the weights' start and everything else random come from one seed, so a
