@@ -82,6 +82,65 @@ _LOCATION_SUFFIX = re.compile(
     r"(?:\s+(?:app|page|screen))?$",
     re.IGNORECASE,
 )
+_LOCATION_PREFIX = re.compile(
+    r"^\s*(?:in|from|using|via)\s+(?:the\s+)?(?:settings|quick settings)(?:\s+app)?\s*,?\s*",
+    re.IGNORECASE,
+)
+
+
+# How phones label the switches people ask for, the label Android's own Settings uses first.
+# A goal may name a switch by any of these; a switch is matched by any of them too.
+SWITCH_ALIASES: tuple[tuple[str, ...], ...] = (
+    ("Wi-Fi", "WLAN", "Wi-Fi network"),
+    ("Bluetooth", "Bluetooth radio"),
+    ("Airplane mode", "Aeroplane mode", "Flight mode", "Airplane"),
+    ("Dark theme", "Dark mode", "Night mode"),
+    ("Do Not Disturb", "Do Not Disturb mode", "DND"),
+    (
+        "Battery Saver",
+        "Battery Saver mode",
+        "Power saving",
+        "Power saving mode",
+        "Power saver",
+        "Low power mode",
+    ),
+    (
+        "Battery percentage",
+        "Battery percentage in the status bar",
+        "Battery percentage in status bar",
+    ),
+    (
+        "Auto-rotate",
+        "Auto-rotate screen",
+        "Auto rotation",
+        "Automatic screen rotation",
+        "Screen rotation",
+        "Rotate screen",
+    ),
+    ("Location", "Location services", "GPS"),
+    ("NFC",),
+    ("Mobile data", "Cellular data"),
+    ("Hotspot", "Wi-Fi hotspot", "Mobile hotspot", "Portable hotspot"),
+    ("Data Saver",),
+    ("Flashlight", "Torch"),
+    ("Adaptive brightness", "Auto brightness", "Automatic brightness"),
+)
+
+
+def _normalize(text: str) -> str:
+    return re.sub(r"[\W_]+", "", text.casefold())
+
+
+def _name_key(text: str) -> str:
+    """A name with case, spacing, punctuation and the words a switch label may add to what it
+    controls left out: "Use Wi-Fi", "wi fi" and "WiFi" all give "wifi"."""
+    words = [word for word in text.casefold().split() if word not in _LABEL_FILLERS]
+    return _normalize(" ".join(words))
+
+
+_ALIAS_GROUPS: dict[str, tuple[str, ...]] = {
+    _name_key(name): names for names in SWITCH_ALIASES for name in names
+}
 
 
 @dataclass(frozen=True)
@@ -91,16 +150,29 @@ class GoalTarget:
     subject: str
     desired: bool
 
+    @property
+    def known(self) -> bool:
+        """Whether the subject is a switch every phone has (SWITCH_ALIASES): one the episode
+        has to show to complete the goal, even when no screen of it did so far."""
+        return _name_key(self.subject) in _ALIAS_GROUPS
+
+    @property
+    def name(self) -> str:
+        """The switch as messages name it: its usual label, or the goal's words."""
+        return _ALIAS_GROUPS.get(_name_key(self.subject), (self.subject,))[0]
+
+    @property
+    def asked(self) -> str:
+        """The part of the goal in a few words: "Wi-Fi on"."""
+        return f"{self.name} {self.state_words(self.desired)}"
+
     def matches(self, element: Element) -> bool:
         """Whether `element` is a checkable whose title names the subject."""
         if element.checked is None or not element.label:
             return False
-        subject = _normalize(self.subject)
-        for title in label_titles(element.label):
-            words = [w for w in title.casefold().split() if w not in _LABEL_FILLERS]
-            if _normalize(" ".join(words)) == subject:
-                return True
-        return False
+        key = _name_key(self.subject)
+        names = {_name_key(name) for name in _ALIAS_GROUPS.get(key, ())} | {key}
+        return any(_name_key(title) in names for title in label_titles(element.label))
 
     def find(self, screen: Screen) -> Element | None:
         """The matching element on screen; None when absent or ambiguous."""
@@ -131,14 +203,18 @@ class GoalRule:
         subject = found["subject"].strip()
         state = found["state"].casefold()
         # compound goals ("turn on Wi-Fi and open ...") are beyond a one-switch rule
-        if re.search(r"\band\b|,|;", subject) or len(subject.split()) > 4:
+        target = GoalTarget(subject=subject, desired=state in _ON_WORDS)
+        if re.search(r"\band\b|,|;", subject) or subject.casefold() in _PRONOUNS:
             return None
-        return GoalTarget(subject=subject, desired=state in _ON_WORDS)
+        return target if len(subject.split()) <= 4 or target.known else None
 
 
 def _rule(pattern: str) -> GoalRule:
     return GoalRule(re.compile(pattern, re.IGNORECASE))
 
+
+# "switch it on": what "it" is, the rest of the sentence says
+_PRONOUNS = {"it", "them", "this", "that", "these", "those", "everything", "all"}
 
 GOAL_RULES: tuple[GoalRule, ...] = (
     _rule(rf"(?:turn|switch|toggle)\s+{_STATE}\s+{_SUBJECT}"),
@@ -146,13 +222,24 @@ GOAL_RULES: tuple[GoalRule, ...] = (
     _rule(rf"{_STATE.replace('on|off|', '')}\s+{_SUBJECT}"),
     _rule(rf"(?:make\s+sure|ensure)\s+(?:that\s+)?{_SUBJECT}\s+is\s+(?:turned\s+)?{_STATE}"),
     _rule(rf"set\s+{_SUBJECT}\s+to\s+{_STATE}"),
+    _rule(rf"{_SUBJECT}:\s*{_STATE}"),
 )
+# Within a compound goal, a part may leave out the verb ("Wi-Fi off and Bluetooth on") or even
+# the state ("turn off Wi-Fi and Bluetooth"); only a switch every phone has is read that way.
+_ELLIPTICAL_RULE = _rule(rf"{_SUBJECT}\s+{_STATE}")
+_BARE_SUBJECT = re.compile(_SUBJECT, re.IGNORECASE)
+# Where one part of a compound goal ends and the next begins.
+_PART_SEPARATOR = re.compile(
+    r"\s*(?:[,;]\s*)?\b(?:and\s+then|and\s+also|and|then|also|after\s+that)\b\s*"
+    r"|\s*[,;]\s*|\.\s+",
+    re.IGNORECASE,
+)
+_PART_OPENING = re.compile(r"^(?:(?:please|first|also|finally|next|and|then)\b[\s,]*)+", re.I)
 
 
 def goal_target(goal: str) -> GoalTarget | None:
     """The switch and state a goal asks for, when one of the rules recognises it."""
-    text = re.sub(r"^\s*please\s+|[\s.!]+$", "", goal, flags=re.IGNORECASE)
-    text = _LOCATION_SUFFIX.sub("", text)
+    text = _clean_goal(goal)
     for rule in GOAL_RULES:
         target = rule.match(text)
         if target is not None:
@@ -160,8 +247,55 @@ def goal_target(goal: str) -> GoalTarget | None:
     return None
 
 
-def _normalize(text: str) -> str:
-    return re.sub(r"[\W_]+", "", text.casefold())
+@dataclass(frozen=True)
+class GoalParts:
+    """The switch states a goal asks for, one per part ("Turn off Wi-Fi, then enable
+    Bluetooth" has two); `complete` when every part of the goal was read as one of them."""
+
+    parts: tuple[GoalTarget, ...] = ()
+    complete: bool = False
+
+
+def goal_parts(goal: str) -> GoalParts:
+    """The goal read as switch states: one when a rule reads the whole goal, else one per part
+    of a compound goal (parts joined by "and", "then", commas, semicolons or full stops) that
+    reads as one. Parts that name the same switch: the last one counts."""
+    whole = goal_target(goal)
+    if whole is not None:
+        return GoalParts((whole,), complete=True)
+    pieces = [piece for piece in _PART_SEPARATOR.split(_clean_goal(goal)) if piece.strip()]
+    if len(pieces) < 2:
+        return GoalParts()
+    found: dict[str, GoalTarget] = {}
+    previous: GoalTarget | None = None
+    complete = True
+    for piece in pieces:
+        text = _PART_OPENING.sub("", piece)
+        target = goal_target(text) or _elliptical(text, previous)
+        if target is None:
+            complete = False
+            continue
+        found.pop(_name_key(target.name), None)
+        found[_name_key(target.name)] = target
+        previous = target
+    return GoalParts(tuple(found.values()), complete=complete and bool(found))
+
+
+def _elliptical(piece: str, previous: GoalTarget | None) -> GoalTarget | None:
+    """A part of a compound goal without its verb ("Bluetooth on") or its state ("Bluetooth",
+    after "turn off Wi-Fi"), naming a switch every phone has."""
+    target = _ELLIPTICAL_RULE.match(piece)
+    bare = _BARE_SUBJECT.fullmatch(piece)
+    if target is None and previous is not None and bare is not None:
+        target = GoalTarget(bare["subject"].strip(), previous.desired)
+    return target if target is not None and target.known else None
+
+
+def _clean_goal(goal: str) -> str:
+    """The goal without a polite opening, closing punctuation or where it happens ("in
+    Settings")."""
+    text = re.sub(r"^\s*please\s+|[\s.!]+$", "", goal, flags=re.IGNORECASE)
+    return _LOCATION_SUFFIX.sub("", _LOCATION_PREFIX.sub("", text))
 
 
 _PIECE_SEPARATOR = ", "  # how the screen model joins a row's title and summary
@@ -273,6 +407,18 @@ class _Change:
     after: bool | None
 
 
+@dataclass
+class _PartSeen:
+    """What the screens of the episode showed of one part of the goal."""
+
+    shown: bool = False  # some screen showed the switch in the asked state
+    last: bool | None = None  # the state the latest screen with the switch showed
+
+    def saw(self, checked: bool | None, desired: bool) -> None:
+        self.last = checked
+        self.shown = self.shown or checked == desired
+
+
 class Guards:
     """The guards' memory across the steps of one episode."""
 
@@ -285,7 +431,8 @@ class Guards:
         max_no_op_streak: int = 3,
         max_tap_run: int = DEFAULT_TAP_RUN,
     ) -> None:
-        self.target = goal_target(goal)
+        self.goal = goal_parts(goal)
+        self._parts_seen = {part: _PartSeen() for part in self.goal.parts}
         self._confirm = confirm
         self._max_bad_calls = max_bad_calls
         self._max_no_op_streak = max_no_op_streak
@@ -301,7 +448,6 @@ class Guards:
         self._run: _Run | None = None
         self._agent_changes: dict[tuple[str, str], _Change] = {}
         self._undo_blocked = False
-        self._claim_pushed_back = False
         self._answer_pushed_back = False
         self._seen_labels: set[str] = {goal}  # every label shown in the episode, and the goal
 
@@ -325,6 +471,7 @@ class Guards:
         """Before running an action: allow it, block it, or end the episode."""
         self._bad_calls = 0
         self._seen_labels.update(element.label for element in screen.elements)
+        self._record_parts(screen)
         if isinstance(action, TaskComplete):
             return self._review_claim(action, screen)
         described = prompt.describe_action(action, screen)
@@ -369,21 +516,18 @@ class Guards:
             self._agent_changes[key] = _Change(
                 original.before if original else change.before, change.after
             )
-        if self.target is not None:
-            now = self.target.find(after)
-            was = self.target.find(before)
-            if (
-                now is not None
-                and was is not None
-                and now.checked == self.target.desired
-                and was.checked != self.target.desired
-            ):
-                state = self.target.state_words(now.checked)
-                title = label_title(now.label)
-                return GuardDecision(
-                    "complete",
-                    [GuardNote(kind="goal_state", reason=f"{title} is now {state} as asked")],
+        turned = _turned_as_asked(self.goal.parts, before, after)
+        self._record_parts(after)
+        if turned and self._goal_reached():
+            notes = [
+                GuardNote(
+                    kind="goal_state",
+                    reason=f"{label_title(now.label)} is now {part.state_words(now.checked)} "
+                    "as asked",
                 )
+                for part, now in turned
+            ]
+            return GuardDecision("complete", notes)
         if not unchanged or isinstance(action, Wait):
             self._no_op_streak = 0
             return GuardDecision("allow")
@@ -425,30 +569,52 @@ class Guards:
             return _Run(key, self._run.length + 1)
         return _Run(key, 1)
 
+    def _record_parts(self, screen: Screen) -> None:
+        for part, seen in self._parts_seen.items():
+            element = part.find(screen)
+            if element is not None:
+                seen.saw(element.checked, part.desired)
+
+    def _unmet(self, *, every_part: bool) -> tuple[list[GoalTarget], list[GoalTarget]]:
+        """The parts of the goal no screen has shown in the asked state, and those shown so
+        but changed back since. Unless `every_part`, a part counts as missing only when the
+        episode can be held to show it: a switch every phone has, or one a screen showed."""
+        missing: list[GoalTarget] = []
+        undone: list[GoalTarget] = []
+        for part, seen in self._parts_seen.items():
+            if not seen.shown and (every_part or part.known or seen.last is not None):
+                missing.append(part)
+            elif seen.shown and seen.last != part.desired:
+                undone.append(part)
+        return missing, undone
+
+    def _goal_reached(self) -> bool:
+        """Whether every part of a goal read in full is shown as asked and not undone since."""
+        return self.goal.complete and self._unmet(every_part=True) == ([], [])
+
     def _review_claim(self, action: TaskComplete, screen: Screen) -> GuardDecision:
-        shown = self.target.satisfied(screen) if self.target is not None else None
         if not action.success:
-            if shown:
+            if self._goal_reached() and any(part.satisfied(screen) for part in self.goal.parts):
                 note = GuardNote(
                     kind="completion_check",
                     reason="the model gave up, but the screen shows the goal state",
                 )
                 return GuardDecision("complete", [note])
             return GuardDecision("stop", stop_reason="infeasible")
-        if shown is False and self.target is not None:
-            element = self.target.find(screen)
-            state = self.target.state_words(element.checked if element else None)
-            wanted = self.target.state_words(self.target.desired)
-            reason = f"task_complete, but the screen shows {self.target.subject} {state}"
-            if not self._claim_pushed_back:
-                self._claim_pushed_back = True
-                return GuardDecision(
-                    "block",
-                    [GuardNote(kind="completion_check", reason=reason + "; pushed back")],
-                    [prompt.claim_contradicted(self.target.subject, state, wanted)],
-                )
-            note = GuardNote(kind="completion_check", reason=reason + "; claimed again")
-            return GuardDecision("complete", [note])
+        missing, undone = self._unmet(every_part=False)
+        if missing or undone:
+            why = [f"no screen showed {part.asked}" for part in missing] + [
+                f"{part.asked} was changed back since" for part in undone
+            ]
+            return GuardDecision(
+                "block",
+                [GuardNote(kind="completion_check", reason=f"{'; '.join(why)}: refused")],
+                [
+                    prompt.completion_refused(
+                        [part.asked for part in missing], [part.asked for part in undone]
+                    )
+                ],
+            )
         if action.answer:
             return self._review_answer(action.answer)
         return GuardDecision("complete")
@@ -474,14 +640,20 @@ class Guards:
     ) -> GuardDecision | None:
         state = "on" if element.checked else "off"
         title = label_title(element.label)
-        if self.target is not None and self.target.matches(element):
-            if element.checked == self.target.desired:
-                note = GuardNote(
-                    kind="goal_state",
-                    reason=f"{title} is already {state} as asked; blocked {described}",
-                )
+        part = next((part for part in self.goal.parts if part.matches(element)), None)
+        if part is not None:
+            if element.checked != part.desired:
+                return None
+            self._parts_seen[part].saw(element.checked, part.desired)
+            note = GuardNote(
+                kind="goal_state",
+                reason=f"{title} is already {state} as asked; blocked {described}",
+            )
+            if self._goal_reached():
                 return GuardDecision("complete", [note])
-            return None
+            return GuardDecision(
+                "block", [note], [prompt.already_as_asked(title, state, described)]
+            )
         key = _element_key(element)
         change = self._agent_changes.get(key)
         if (
@@ -576,6 +748,19 @@ def unseen_answer_parts(answer: str, texts: Iterable[str]) -> list[str]:
         if not any(f" {words} " in text for text in shown):
             unseen.append(part.strip())
     return unseen
+
+
+def _turned_as_asked(
+    parts: Iterable[GoalTarget], before: Screen, after: Screen
+) -> list[tuple[GoalTarget, Element]]:
+    """The parts whose switch `before` showed out of the asked state and `after` shows in it,
+    with the element that shows it."""
+    turned = []
+    for part in parts:
+        was, now = part.find(before), part.find(after)
+        if was is not None and now is not None and was.checked != now.checked == part.desired:
+            turned.append((part, now))
+    return turned
 
 
 def _action_key(action: Action) -> str:

@@ -107,6 +107,9 @@ class EpisodeResult(BaseModel):
     detail: str = ""
     answer: str | None = None
     device_state: dict[str, Any] | None = None
+    # `task_complete(success=true)` claims the guards refused (what the episode showed did
+    # not bear them out); each went back to the model, which went on
+    refused_completions: int = 0
 
 
 class EpisodeObserver(Protocol):
@@ -206,6 +209,7 @@ class Stepper:
             else PassThroughGuards()
         )
         self.steps = 0  # turns that got a reply from the policy
+        self.refused_completions = 0  # success claims sent back by the completion check
         self._clock = clock
         self._history: list[prompt.StepSummary] = []
         self._notes: list[str] = []
@@ -275,6 +279,8 @@ class Stepper:
                 )
                 decision.feedback.append(prompt.EXTRA_CALLS_DROPPED)
         if decision.verdict == "block":
+            if _refused_completion(action, decision):
+                self.refused_completions += 1
             reasons = [note.reason for note in decision.notes]
             self._history.append(prompt.blocked_step(number, action, screen, reasons))
         self._notes.extend(decision.feedback)
@@ -391,6 +397,7 @@ def run_episode(
         detail=stop.detail,
         answer=stop.answer,
         device_state=device_state,
+        refused_completions=episode.stepper.refused_completions,
     )
 
 
@@ -491,6 +498,16 @@ def _resolve(parsed: ParsedCall, screen: Screen) -> tuple[Action | None, Element
         return action, screen.element(index), ""
     except LookupError as exc:
         return None, None, f"{tool_name(action)}: {exc}"
+
+
+def _refused_completion(action: Action | None, decision: GuardDecision) -> bool:
+    """Whether `decision` sends a success claim back because of the completion check."""
+    return (
+        isinstance(action, TaskComplete)
+        and action.success
+        and decision.verdict == "block"
+        and any(note.kind == "completion_check" for note in decision.notes)
+    )
 
 
 def _merge(first: GuardDecision, then: GuardDecision) -> GuardDecision:

@@ -214,10 +214,6 @@ def no_change_streak(actions: int) -> str:
     )
 
 
-def claim_contradicted(subject: str, shown: str, wanted: str) -> str:
-    return f"Not done yet: the screen shows {subject} {shown}, and the goal asks for {wanted}."
-
-
 def completion_refused(missing: Sequence[str], undone: Sequence[str] = ()) -> str:
     """Why a `task_complete(success=true)` was not accepted. Each item is one part of the goal
     as a subject and the state asked for ("Wi-Fi on"): `missing` ones no screen of the task
@@ -240,6 +236,14 @@ def answer_unseen(part: str) -> str:
         f'Not accepted yet: no screen in this task showed "{part}". Open the screen that '
         "shows the answer and read it there; if you worked it out from what you saw, call "
         "task_complete with it again."
+    )
+
+
+def already_as_asked(title: str, state: str, described: str) -> str:
+    """A tap that would flip a switch out of the state one part of the goal asks for."""
+    return (
+        f"Blocked: {title} is already {state}, as the goal asks; {described} would undo "
+        "that. Go on with the rest of the goal."
     )
 
 

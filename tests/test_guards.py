@@ -122,7 +122,7 @@ def test_own_action_reaching_the_goal_state_completes() -> None:
 
 
 def test_self_undo_is_blocked_then_stops_the_run() -> None:
-    guards = Guards("Open the network page and enable Wi-Fi")  # no rule: the undo guard acts
+    guards = Guards("Open the network page and play with Wi-Fi")  # no rule: the undo guard acts
     before, after = screen_of("network"), screen_of("network", wifi=True)
     guards.review(Tap(index=3), element(before, "Wi-Fi"), before)
     assert guards.observe(Tap(index=3), before, after).verdict == "allow"
@@ -186,20 +186,23 @@ def test_waiting_is_not_a_no_op() -> None:
     assert guards.observe(Wait(seconds=1), screen, screen).notes == []
 
 
-def test_false_completion_claim_is_pushed_back_once() -> None:
+def test_a_false_completion_claim_is_refused_every_time() -> None:
     guards = Guards("Turn on Wi-Fi")
     network = screen_of("network")
-    first = guards.review(TaskComplete(success=True), None, network)
-    assert first.verdict == "block"
-    assert "shows Wi-Fi off" in first.feedback[0]
-    second = guards.review(TaskComplete(success=True), None, network)
-    assert second.verdict == "complete"
-    assert "claimed again" in second.notes[0].reason
+    for _ in range(3):
+        refused = guards.review(TaskComplete(success=True), None, network)
+        assert refused.verdict == "block"
+        assert refused.notes[0].kind == "completion_check"
+        assert "no screen has shown Wi-Fi on" in refused.feedback[0]
 
 
-def test_completion_claim_without_the_switch_on_screen_is_accepted() -> None:
-    guards = Guards("Turn on Wi-Fi")
-    assert guards.review(TaskComplete(), None, screen_of()).verdict == "complete"
+def test_a_claim_on_a_switch_no_screen_showed_is_refused_only_for_switches_every_phone_has() -> (
+    None
+):
+    assert Guards("Turn on Wi-Fi").review(TaskComplete(), None, screen_of()).verdict == "block"
+    # "developer options" may be unlocked by taps rather than by a switch: no opinion
+    unlock = Guards("Enable developer options")
+    assert unlock.review(TaskComplete(), None, screen_of()).verdict == "complete"
 
 
 def test_an_answer_no_screen_showed_is_pushed_back_once() -> None:
@@ -351,14 +354,14 @@ def test_titles_holding_commas_and_later_pieces() -> None:
 def test_quick_settings_tiles_are_matched_by_title(corpus_dir: Path) -> None:
     dump = corpus_dir / "010_systemui_quick_settings_pixel.xml"
     tiles = Screen.parse(dump.read_bytes())
-    flashlight = Guards("Turn on the flashlight").target
+    flashlight = goal_target("Turn on the flashlight")
     assert flashlight is not None and flashlight.satisfied(tiles) is False
-    bluetooth = Guards("Make sure Bluetooth is on").target
+    bluetooth = goal_target("Make sure Bluetooth is on")
     assert bluetooth is not None and bluetooth.satisfied(tiles) is True
 
 
 def test_self_undo_knows_a_switch_by_title_when_its_summary_changes() -> None:
-    guards = Guards("Open the display page and enable dark theme")  # no rule: the undo guard acts
+    guards = Guards("Open the display page and try dark theme")  # no rule: the undo guard acts
     network = screen_of("network")
     before = with_rows(network, {"Wi-Fi": DARK_OFF})
     after = with_rows(network, {"Wi-Fi": DARK_ON})
@@ -372,7 +375,7 @@ def test_self_undo_knows_a_switch_by_title_when_its_summary_changes() -> None:
 
 
 def test_self_undo_stands_aside_when_two_switches_share_the_title() -> None:
-    guards = Guards("Open the display page and enable dark theme")
+    guards = Guards("Open the display page and try dark theme")
     network = screen_of("network")
     before = with_rows(network, {"Wi-Fi": DARK_OFF})
     after = with_rows(network, {"Wi-Fi": DARK_ON})

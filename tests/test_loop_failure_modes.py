@@ -154,7 +154,7 @@ def test_already_done_goal_completes_instead_of_flipping(tmp_path: Path) -> None
     assert "already on" in episode.end.detail
 
 
-def test_false_completion_claim_is_pushed_back(tmp_path: Path) -> None:
+def test_false_completion_claim_is_refused(tmp_path: Path) -> None:
     device = phone()
     episode = run_scripted(
         TURN_ON_WIFI,
@@ -165,7 +165,8 @@ def test_false_completion_claim_is_pushed_back(tmp_path: Path) -> None:
     assert (episode.result.stop_reason, episode.result.steps) == ("completed", 5)
     assert device.state["wifi"] is True
     assert episode.guard_kinds[3] == ["completion_check"]
-    assert "Not done yet: the screen shows Wi-Fi off" in episode.server.chat_requests[4].user_text
+    assert "Not done yet: no screen has shown Wi-Fi on" in episode.server.chat_requests[4].user_text
+    assert episode.result.refused_completions == 1
 
 
 def test_back_and_forth_loop_stops_as_stuck(tmp_path: Path) -> None:
