@@ -16,6 +16,7 @@ import pytest
 
 from agent.cli import main
 from serving.bench import llamacpp, parse_counts, schemes
+from serving.bench.builds import ReadBandwidth, decode_read_bytes, measure_read_bandwidth
 from serving.bench.llamacpp import PAIRED_SCHEME, PeerMeasurement
 from serving.bench.schemes import SchemeMeasurement, ServingBenchSettings
 
@@ -52,6 +53,63 @@ def test_ratios_are_against_the_bf16_row_and_the_targets_are_judged_on_w4a16() -
         (2.0, ">=", 1.8, True),
         (0.4, "<=", 0.45, True),
     ]
+
+
+def test_decode_bandwidth_is_bytes_per_token_times_tokens_per_second_against_the_machine() -> None:
+    bf16 = _measured("bf16", 7.5, 6.0).model_copy(update={"decode_read_bytes": 3_415_000_000})
+    w4a16 = _measured("w4a16", 12.9, 2.0).model_copy(update={"decode_read_bytes": 1_034_000_000})
+    unknown = _measured("w4a8", 14.6, 3.0)  # bytes per token not known: no figure, no guess
+    rows = schemes.with_ratios([bf16, w4a16, unknown], read_gb_per_s=24.2)
+    assert [(r.decode_gb_per_s, r.decode_vs_read_bandwidth) for r in rows] == [
+        (25.61, 1.058),
+        (13.34, 0.551),
+        (None, None),
+    ]
+    report = schemes.ServingBenchReport(
+        settings=ServingBenchSettings(
+            shape="tiny", schemes=[], runs=1, decode_tokens=4, prefill_tokens=8, concurrency=[1]
+        ),
+        read_bandwidth=ReadBandwidth(gb_per_s=24.2, threads=2, buffer_bytes=512 * 2**20, runs=5),
+        rows=rows,
+        concurrency=schemes.ConcurrencySweep(scheme=None, error="none"),
+        peer=[],
+        targets=[],
+        not_measured=[],
+    )
+    text = schemes.render_text(report)
+    assert "memory read bandwidth: 24.2 GB/s (512 MiB summed on 2 threads" in text
+    assert "| 13.3 (55%) |" in text
+
+
+def _safetensors(path: Path, tensors: dict[str, int]) -> None:
+    """A safetensors file of uint8 tensors of the given byte sizes."""
+    header: dict[str, Any] = {}
+    offset = 0
+    for name, size in tensors.items():
+        header[name] = {"dtype": "U8", "shape": [size], "data_offsets": [offset, offset + size]}
+        offset += size
+    encoded = json.dumps(header).encode()
+    path.write_bytes(len(encoded).to_bytes(8, "little") + encoded + bytes(offset))
+
+
+def test_a_token_reads_the_tied_table_as_its_head_and_an_untied_head_instead_of_the_table(
+    tmp_path: Path,
+) -> None:
+    tied, untied = tmp_path / "tied", tmp_path / "untied"
+    tied.mkdir()
+    untied.mkdir()
+    layers = {"model.layers.0.mlp.down_proj.weight": 300, "model.norm.weight": 4}
+    _safetensors(tied / "model.safetensors", {"model.embedding.weight": 1000, **layers})
+    _safetensors(untied / "model-00001.safetensors", {"model.embedding.weight": 1000, **layers})
+    _safetensors(untied / "model-00002.safetensors", {"lm_head.qweight": 250, "lm_head.scales": 8})
+    assert decode_read_bytes(tied) == 1304
+    assert decode_read_bytes(untied) == 304 + 258  # the lookup reads one row of the table
+
+
+def test_read_bandwidth_is_measured_on_the_threads_asked_for() -> None:
+    measured = measure_read_bandwidth(threads=2, buffer_bytes=8 * 2**20, runs=2)
+    assert (measured.threads, measured.buffer_bytes, measured.runs) == (2, 8 * 2**20, 2)
+    assert measured.gb_per_s > 0
 
 
 def test_a_target_missed_is_reported_as_not_met() -> None:
@@ -156,6 +214,9 @@ class _FakeBackend:
         if scheme in self._unbuildable:
             return SchemeMeasurement(scheme=scheme, error="quantizing failed: disk full")
         return SchemeMeasurement(scheme=scheme, checkpoint_bytes=GIB)
+
+    def read_bandwidth(self) -> ReadBandwidth:
+        return ReadBandwidth(gb_per_s=20.0, threads=2, buffer_bytes=512 * 2**20, runs=5)
 
     def measure(self, builds: Sequence[SchemeMeasurement]) -> list[SchemeMeasurement]:
         self.measured_schemes = [b.scheme for b in builds]

@@ -22,6 +22,7 @@ from devices.errors import UsageError
 from serving.bench import parse_counts
 
 if TYPE_CHECKING:
+    from serving.bench.builds import ReadBandwidth
     from serving.bench.llamacpp import PeerFormat, PeerMeasurement
     from serving.bench.schemes import SchemeMeasurement, ServingBenchSettings
 
@@ -69,11 +70,12 @@ def _add_serving(benchmarks: Any) -> None:
         description="Build a random Spark checkpoint of the shape and its quantized copies "
         "(reused from --work-dir when present), serve each in turn through the launcher of "
         "`phone-agent serve` (eager unless --compiled) and measure load time, peak and settled "
-        "anonymous RSS, prefill and decode tok/s, as ratios to bf16; then sweep simultaneous "
-        "decode streams on the fastest build. A scheme that cannot be built or served on this "
-        "machine is reported in its row. Last, when the optional peer packages are installed, "
-        "llama.cpp runs the same checkpoint as GGUF (F16, Q8_0, Q4_K_M) and each row is set "
-        "against our build of the same width.",
+        "anonymous RSS, prefill and decode tok/s, as ratios to bf16, and the memory bandwidth "
+        "decode draws beside plain reads of 512 MiB on the server's threads; then sweep "
+        "simultaneous decode streams on the fastest build. A scheme that cannot be built or "
+        "served on this machine is reported in its row. Last, when the optional peer packages "
+        "are installed, llama.cpp runs the same checkpoint as GGUF (F16, Q8_0, Q4_K_M) and each "
+        "row is set against our build of the same width.",
     )
     _add_shape(parser)
     parser.add_argument(
@@ -240,12 +242,17 @@ class _ServingStack:
         return source
 
     def prepare(self, scheme: str) -> SchemeMeasurement:
+        from serving.bench.builds import decode_read_bytes
         from serving.bench.schemes import SchemeMeasurement
         from serving.quantization.quantize import QuantizeError, quantize_checkpoint
 
         source = self._source()
         if scheme == "bf16":
-            return SchemeMeasurement(scheme=scheme, checkpoint_bytes=_weights_bytes(source))
+            return SchemeMeasurement(
+                scheme=scheme,
+                checkpoint_bytes=_weights_bytes(source),
+                decode_read_bytes=decode_read_bytes(source),
+            )
         if scheme == "w4a16":
             from serving.quantization import int4_kernel
 
@@ -263,8 +270,15 @@ class _ServingStack:
         return SchemeMeasurement(
             scheme=scheme,
             checkpoint_bytes=_weights_bytes(target),
+            decode_read_bytes=decode_read_bytes(target),
             quantize_seconds=None if reused else round(time.monotonic() - started, 1),
         )
+
+    def read_bandwidth(self) -> ReadBandwidth:
+        from serving.bench.builds import measure_read_bandwidth
+
+        # the server binds its threads to every CPU this process may use
+        return measure_read_bandwidth(len(os.sched_getaffinity(0)))
 
     def measure(self, builds: Sequence[SchemeMeasurement]) -> list[SchemeMeasurement]:
         from serving import launcher
@@ -290,6 +304,7 @@ class _ServingStack:
                 SchemeMeasurement(
                     **result.model_dump(exclude={"label", "model", "error"}),
                     scheme=build.scheme,
+                    decode_read_bytes=build.decode_read_bytes,
                     quantize_seconds=build.quantize_seconds,
                     error=_with_cause(result.error, log) if result.error else None,
                 )

@@ -13,7 +13,13 @@ through the OpenAI API with fresh random prompts (no prefix-cache hits):
   during start-up (peak) and after the requests (settled), two ways: summed over every process of
   the server's group, and for the worker alone, the process that holds the weights and the KV
   cache. The API server and engine-core processes around it cost the same ~0.85 GiB whatever the
-  weights, so the worker is where builds differ.
+  weights, so the worker is where builds differ;
+- bandwidth: decode on a CPU is bound by reading the weights, once per token. The bytes one
+  token reads (`decode_read_bytes`: the checkpoint's tensors, less the embedding table where the
+  output head has weights of its own, since the lookup reads one row) times decode tok/s is
+  the bandwidth decode draws, set against what plain reads of a large buffer reach on the
+  threads the server runs on (`measure_read_bandwidth`). KV-cache reads, a few MB at these
+  prompt lengths, are left out.
 """
 
 from __future__ import annotations
@@ -32,7 +38,13 @@ from typing import NamedTuple
 import httpx
 from pydantic import BaseModel
 
+from serving.quantization.quantize import EMBEDDING
+
 _SAMPLE_PERIOD_S = 0.25
+READ_BUFFER_BYTES = 512 * 2**20
+_READ_RUNS = 5
+# A checkpoint whose output head has tensors of its own (GPTQ: lm_head.qweight, ...).
+_OUTPUT_HEAD_PREFIX = "lm_head."
 _DECODE_PROMPT_TOKENS = 16
 # Token ids drawn for prompts: above the special tokens, inside any trained vocabulary.
 _PROMPT_IDS = range(16, 1000)
@@ -56,6 +68,63 @@ class WorkerMemory(BaseModel):
 
     peak_worker_rss_anon_bytes: int | None = None
     settled_worker_rss_anon_bytes: int | None = None
+
+
+class ReadBandwidth(BaseModel):
+    """Plain reads of a buffer far larger than the caches, on the server's threads."""
+
+    gb_per_s: float  # the fastest of the runs
+    threads: int
+    buffer_bytes: int
+    runs: int
+
+
+def measure_read_bandwidth(
+    threads: int, buffer_bytes: int = READ_BUFFER_BYTES, runs: int = _READ_RUNS
+) -> ReadBandwidth:
+    """Sum a `buffer_bytes` buffer split between `threads` threads (numpy lets go of the
+    interpreter while it sums), the fastest of `runs`: how fast this machine's memory feeds
+    those cores, the ceiling of a decode that reads every weight once per token."""
+    import numpy as np
+
+    parts = np.array_split(np.ones(buffer_bytes // 8), threads)
+    fastest = float("inf")
+    for _ in range(runs + 1):  # the first run also faults the pages in
+        workers = [threading.Thread(target=np.sum, args=(part,)) for part in parts]
+        started = time.perf_counter()
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            worker.join()
+        fastest = min(fastest, time.perf_counter() - started)
+    return ReadBandwidth(
+        gb_per_s=round(buffer_bytes / fastest / 1e9, 2),
+        threads=threads,
+        buffer_bytes=buffer_bytes,
+        runs=runs,
+    )
+
+
+def safetensors_sizes(model_dir: Path) -> dict[str, int]:
+    """Bytes of each tensor of a checkpoint, from the safetensors headers alone."""
+    sizes: dict[str, int] = {}
+    for path in sorted(model_dir.glob("*.safetensors")):
+        with path.open("rb") as weights:
+            header_length = int.from_bytes(weights.read(8), "little")
+            header = json.loads(weights.read(header_length))
+        for name, entry in header.items():
+            if name != "__metadata__":
+                start, end = entry["data_offsets"]
+                sizes[name] = end - start
+    return sizes
+
+
+def decode_read_bytes(model_dir: Path) -> int:
+    """Weight bytes one decoded token reads: every tensor, but the embedding table where the
+    output head has weights of its own (a tied table is read whole, as the head)."""
+    sizes = safetensors_sizes(model_dir)
+    untied = any(name.startswith(_OUTPUT_HEAD_PREFIX) for name in sizes)
+    return sum(size for name, size in sizes.items() if not (untied and name == EMBEDDING))
 
 
 class ServingMeasurement(MeasuredRates, WorkerMemory):

@@ -12,9 +12,12 @@ four-bit work:
   beside it).
 
 A target whose inputs are missing (scheme not requested, or failed) is reported as not
-measured, never as met. Last, when its optional packages are installed, the llama.cpp peer
-(`serving.bench.llamacpp`) runs the same checkpoint as GGUF, and each of its rows is set against
-our build of the same bit width as ours / peer.
+measured, never as met. Each row also says how much memory bandwidth its decode draws (the
+bytes one token reads times decode tok/s) beside what plain reads reach on this machine,
+measured in the same run on the server's threads: a decode far below it is bound by its
+kernels' arithmetic, not by memory. Last, when its optional packages are installed, the
+llama.cpp peer (`serving.bench.llamacpp`) runs the same checkpoint as GGUF, and each of its rows
+is set against our build of the same bit width as ours / peer.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from typing import Literal, Protocol
 import httpx
 from pydantic import BaseModel
 
-from serving.bench.builds import MeasuredRates, WorkerMemory, timed_completion
+from serving.bench.builds import MeasuredRates, ReadBandwidth, WorkerMemory, timed_completion
 from serving.bench.llamacpp import PEER_FORMATS, PeerFormat, PeerMeasurement
 
 SCHEMES = ("bf16", "w4a16", "w4a8", "w8a8")
@@ -53,6 +56,7 @@ class SchemeMeasurement(MeasuredRates, WorkerMemory):
 
     scheme: str
     checkpoint_bytes: int | None = None
+    decode_read_bytes: int | None = None  # weight bytes one decoded token reads
     quantize_seconds: float | None = None  # None: reused from an earlier run, or bf16
 
 
@@ -64,6 +68,8 @@ class SchemeRow(SchemeMeasurement):
     settled_rss_vs_bf16: float | None = None
     peak_rss_vs_bf16: float | None = None
     settled_worker_rss_vs_bf16: float | None = None
+    decode_gb_per_s: float | None = None  # decode_read_bytes x decode tok/s
+    decode_vs_read_bandwidth: float | None = None  # of the machine's measured read bandwidth
 
 
 class ConcurrencyPoint(BaseModel):
@@ -109,6 +115,7 @@ class ServingBenchSettings(BaseModel):
 
 class ServingBenchReport(BaseModel):
     settings: ServingBenchSettings
+    read_bandwidth: ReadBandwidth
     rows: list[SchemeRow]
     concurrency: ConcurrencySweep
     peer: list[PeerRow]
@@ -121,6 +128,9 @@ class ServingBackend(Protocol):
 
     def prepare(self, scheme: str) -> SchemeMeasurement:
         """Make (or reuse) the build of `scheme`; a measurement with only build fields set."""
+
+    def read_bandwidth(self) -> ReadBandwidth:
+        """Plain memory reads on the threads the server will run on."""
 
     def measure(self, builds: Sequence[SchemeMeasurement]) -> list[SchemeMeasurement]:
         """Serve each build in turn and measure it; failures come back as rows with an error."""
@@ -140,15 +150,26 @@ def ratio(value: float | None, base: float | None) -> float | None:
     return round(value / base, 3) if value and base else None
 
 
-def with_ratios(measurements: Sequence[SchemeMeasurement]) -> list[SchemeRow]:
+def with_ratios(
+    measurements: Sequence[SchemeMeasurement], read_gb_per_s: float | None = None
+) -> list[SchemeRow]:
+    """Each measurement with its ratios to the bf16 row and the bandwidth its decode draws
+    (set against `read_gb_per_s`, the machine's, where given)."""
     reference = next((m for m in measurements if m.scheme == REFERENCE_SCHEME), None)
 
     base = reference if reference is not None and not reference.error else None
     rows = []
     for row in measurements:
+        drawn = (
+            round(row.decode_read_bytes * row.decode_tokens_per_s / 1e9, 2)
+            if row.decode_read_bytes and row.decode_tokens_per_s
+            else None
+        )
         rows.append(
             SchemeRow(
                 **row.model_dump(),
+                decode_gb_per_s=drawn,
+                decode_vs_read_bandwidth=ratio(drawn, read_gb_per_s),
                 decode_vs_bf16=ratio(
                     row.decode_tokens_per_s, base.decode_tokens_per_s if base else None
                 ),
@@ -289,12 +310,14 @@ def run_serving_bench(
         progress(f"{scheme}: building")
         prepared.append(backend.prepare(scheme))
     failed_builds = {m.scheme: m for m in prepared if m.error}
+    progress("memory read bandwidth")
+    bandwidth = backend.read_bandwidth()
     progress("serving and measuring: " + ", ".join(m.scheme for m in prepared if not m.error))
     measured = iter(backend.measure([m for m in prepared if not m.error]))
     measurements = [failed_builds.get(m.scheme) or next(measured) for m in prepared]
     for m in measurements:
         progress(f"{m.scheme}: " + (f"failed: {m.error}" if m.error else "measured"))
-    rows = with_ratios(measurements)
+    rows = with_ratios(measurements, bandwidth.gb_per_s)
     sweep = _sweep(backend, settings, fastest_scheme(rows), progress)
     peer: list[PeerRow] = []
     not_measured = [f"{r.scheme}: {r.error}" for r in rows if r.error]
@@ -307,6 +330,7 @@ def run_serving_bench(
         not_measured += [f"llama.cpp {p.format}: {p.error}" for p in peer if p.error]
     return ServingBenchReport(
         settings=settings,
+        read_bandwidth=bandwidth,
         rows=rows,
         concurrency=sweep,
         peer=peer,
@@ -342,16 +366,27 @@ def _ratio(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f}x"
 
 
+def _bandwidth(row: SchemeRow) -> str:
+    if row.decode_gb_per_s is None:
+        return "-"
+    share = row.decode_vs_read_bandwidth
+    return f"{row.decode_gb_per_s:.1f}" + ("" if share is None else f" ({share:.0%})")
+
+
 def render_text(report: ServingBenchReport) -> str:
     s = report.settings
     gib = float(2**30)
+    bandwidth = report.read_bandwidth
     lines = [
         f"shape {s.shape}, {'compiled' if s.compiled else 'eager'}: decode {s.decode_tokens} "
         f"tokens and prefill {s.prefill_tokens} tokens, medians of {s.runs}",
+        f"memory read bandwidth: {bandwidth.gb_per_s:.1f} GB/s ({bandwidth.buffer_bytes // 2**20}"
+        f" MiB summed on {bandwidth.threads} threads, the fastest of {bandwidth.runs})",
         "| scheme | checkpoint GiB | load s | RssAnon GiB: peak / settled "
         "| worker RssAnon GiB: peak / settled | prefill tok/s | decode tok/s "
-        "| streamed decode tok/s | decode vs bf16 | RSS vs bf16: all / worker |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| streamed decode tok/s | decode GB/s (of read bandwidth) | decode vs bf16 "
+        "| RSS vs bf16: all / worker |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for row in report.rows:
         if row.error:
@@ -366,7 +401,8 @@ def render_text(report: ServingBenchReport) -> str:
             f"| {_cell(row.peak_worker_rss_anon_bytes, 2, gib)} / "
             f"{_cell(row.settled_worker_rss_anon_bytes, 2, gib)} "
             f"| {_cell(row.prefill_tokens_per_s)} | {_cell(row.decode_tokens_per_s, 2)} "
-            f"| {_cell(row.streamed_decode_tokens_per_s, 2)} | {_ratio(row.decode_vs_bf16)} "
+            f"| {_cell(row.streamed_decode_tokens_per_s, 2)} | {_bandwidth(row)} "
+            f"| {_ratio(row.decode_vs_bf16)} "
             f"| {_ratio(row.settled_rss_vs_bf16)} / {_ratio(row.settled_worker_rss_vs_bf16)} |"
         )
     sweep = report.concurrency
