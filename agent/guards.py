@@ -1,10 +1,21 @@
 """Guards: checks around every model decision that turn known failure modes into finished tasks
 or clean, explained stops. Each one leaves a GuardNote (kind + reason) in the trajectory.
 
-- goal state: goals like "turn on Wi-Fi" name a switch and the state asked for (GOAL_RULES).
-  A tap that would flip that switch out of the asked state is blocked and the task completes;
-  when the agent's own action puts it in the asked state the task completes; a `task_complete`
-  the screen contradicts is pushed back once.
+- goal state: goals like "turn on Wi-Fi" name a switch and the state asked for (GOAL_RULES);
+  a compound goal ("turn off WLAN, then enable Bluetooth") names one per part (`goal_parts`),
+  and a switch goes by the names phones give it (SWITCH_ALIASES). For each part the guards
+  remember whether a screen showed its switch in the asked state, and whether a later screen
+  showed it changed back. A tap that would flip a part's switch out of its asked state is
+  blocked. Once every part of a goal read in full is shown as asked, that tap, or the agent's
+  own action putting the last part in its asked state, completes the task.
+- completion check: a `task_complete(success=true)` is refused, each time it is made, while a
+  part was never shown in its asked state or was changed back since, and the model is told
+  which part (the step budget bounds the retries). A part whose switch is not one every phone
+  has counts only once a screen showed that switch, since a goal may call a switch what a
+  phone does otherwise ("enable developer options" is seven taps on Build number). Goals
+  read only in part ("turn on Wi-Fi, then open Clock") are checked on the parts read; goals
+  not read at all are accepted as claimed. Counts ("delete 3 expenses") are not checked: a
+  list seen in pieces, scrolled and with look-alike rows, does not tell how many went.
 - self-undo: flipping a switch back to the state the agent itself changed it away from is
   blocked; trying again stops the run (`undo_detected`).
 - repetition: the same action on the same screen again (which also catches A-B-A-B cycles),
