@@ -3,7 +3,9 @@ pools and the plans several apps share.
 
 A task is parameterised by a seed (which contact, which time, which text). Its success
 predicate reads the simulator's state dict, never the screen; question tasks also compare the
-answer given to `task_complete(answer=...)`. Its oracle plan is the action sequence a perfect
+answer given to `task_complete(answer=...)`. Its scope (`changes`) says what it may change: an
+episode that changed anything else has side effects (`simulator.tasks.scope`) and is not
+solved, even where the predicate holds. Its oracle plan is the action sequence a perfect
 agent would take, written as tool calls on element labels (`{"tool": "tap", "target":
 "Wi-Fi"}`), which evals resolve against the live screen: it proves the task solvable from what
 the agent sees.
@@ -22,9 +24,11 @@ from pydantic import BaseModel, ConfigDict
 
 from simulator.state import CALENDAR, CLOCK, CONTACTS, MESSAGES, SETTINGS
 from simulator.tasks import pools
+from simulator.tasks.scope import Changes, RecordRule, side_effects
 
 Params = dict[str, Any]
 State = Mapping[str, Any]
+Scope = Callable[[Params], Changes]
 Sampler = Callable[[random.Random], Params]
 
 
@@ -92,7 +96,11 @@ class Task:
 
     `templates` are the goal's phrasings (at least three), each formatted with the task's
     parameters and each naming every parameter. The last one is held out: a policy trained on
-    the others can be scored on a wording it never saw."""
+    the others can be scored on a wording it never saw.
+
+    `changes` is the task's scope: the state keys it may change, each with the rule naming the
+    records it may add, remove or alter (see `simulator.tasks.scope`). By default a task may
+    change nothing, as questions and tasks already done must not."""
 
     name: str
     app: str
@@ -102,6 +110,7 @@ class Task:
     check: Callable[[State, Params, str | None], bool]
     setup: Callable[[Params], dict[str, Any]] = field(default=lambda p: {})
     sample: Sampler = field(default=lambda rng: {})
+    changes: Scope = field(default=lambda p: {})
     max_steps: int = 15
 
     def params(self, seed: int = 0) -> Params:
@@ -127,6 +136,50 @@ class Task:
 
     def oracle(self, seed: int = 0) -> list[PlanStep]:
         return self.plan(self.params(seed))
+
+    def scope(self, seed: int = 0) -> Changes:
+        return self.changes(self.params(seed))
+
+    def side_effects(self, before: State, after: State, seed: int = 0) -> list[str]:
+        """What changed from `before` to `after` outside the task's scope, one line each."""
+        return side_effects(before, after, self.scope(seed))
+
+    def solved(self, before: State, after: State, seed: int = 0, answer: str | None = None) -> bool:
+        """The check passes on `after` and nothing outside the scope changed since `before`."""
+        return self.success(after, seed, answer) and not self.side_effects(before, after, seed)
+
+
+# ---------------------------------------------------------------------------------------------
+# Scopes
+
+
+def keys(*names: str) -> Scope:
+    """A scope of whole keys that hold no records (`wifi`, the `stopwatch`)."""
+    return lambda p: dict.fromkeys(names)
+
+
+def named(field: str, *names: str) -> RecordRule:
+    """Records whose `field` is one of `names`, compared as answers are (case, spacing)."""
+    wanted = {normalize_text(name) for name in names}
+    return lambda record: normalize_text(str(record[field])) in wanted
+
+
+def sent_to(*recipients: str) -> RecordRule:
+    """Sent texts to one of `recipients`, by name or by number."""
+    by_name = named("to", *recipients)
+    return lambda record: (
+        by_name(record) or any(same_digits(record["to"], recipient) for recipient in recipients)
+    )
+
+
+def paths(*wanted: str) -> RecordRule:
+    """Files or folders at one of the paths `wanted`."""
+    return lambda path: path in wanted
+
+
+def under(folder: str) -> RecordRule:
+    """Files or folders inside `folder`."""
+    return lambda path: path.startswith(folder + "/")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -264,6 +317,11 @@ def alarm_matches(state: State, hhmm: str, enabled: bool | None = None, label: s
         and (not label or normalize_text(alarm["label"]) == normalize_text(label))
         for alarm in state["alarms"]
     )
+
+
+def the_alarm(p: Params) -> Changes:
+    """The scope of a task about the alarm at `p["hhmm"]`: that alarm and no other."""
+    return {"alarms": named("time", p["hhmm"])}
 
 
 def has_contact(state: State, name: str, phone: str) -> bool:

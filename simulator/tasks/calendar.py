@@ -15,6 +15,7 @@ from simulator.tasks.base import (
     combine,
     done,
     generated,
+    named,
     normalize_text,
     open_calendar,
     same_digits,
@@ -114,6 +115,7 @@ TASKS: list[Task] = [
             and e["date"] == s["date"]
             for e in s["events"]
         ),
+        changes=lambda p: {"events": named("title", p["title"])},
         max_steps=16,
     ),
     Task(
@@ -150,6 +152,7 @@ TASKS: list[Task] = [
             done(),
         ],
         check=lambda s, p, a: [e["title"] for e in s["events"]] == ["Flight to Oslo"],
+        changes=lambda p: {"events": named("title", p["title"])},
         max_steps=10,
     ),
     Task(
@@ -329,6 +332,7 @@ TASKS: list[Task] = [
             sorted(e["title"] for e in s["events"])
             == sorted(e["title"] for e in p["events"] if e["date"] != p["date"])
         ),
+        changes=lambda p: {"events": named("title", *titles_on(p))},
         max_steps=16,
     ),
 ]

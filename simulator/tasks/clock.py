@@ -15,12 +15,14 @@ from simulator.tasks.base import (
     combine,
     done,
     generated,
+    named,
     open_app,
     same_digits,
     same_text,
     same_time,
     set_alarm_steps,
     tap,
+    the_alarm,
     time_input_steps,
     twelve_hour,
     type_in,
@@ -76,6 +78,7 @@ TASKS: list[Task] = [
         sample=alarm_time,
         plan=lambda p: [open_app("Clock"), *set_alarm_steps(p["hhmm"]), done()],
         check=lambda s, p, a: alarm_matches(s, p["hhmm"], enabled=True),
+        changes=the_alarm,
         max_steps=12,
     ),
     Task(
@@ -107,6 +110,7 @@ TASKS: list[Task] = [
             done(),
         ],
         check=lambda s, p, a: alarm_matches(s, p["hhmm"], enabled=True, label=p["label"]),
+        changes=the_alarm,
         max_steps=15,
     ),
     Task(
@@ -139,6 +143,7 @@ TASKS: list[Task] = [
         check=lambda s, p, a: (
             alarm_matches(s, p["hhmm"], enabled=False) and alarm_matches(s, "23:55", enabled=True)
         ),
+        changes=the_alarm,
         max_steps=8,
     ),
     Task(
@@ -164,6 +169,7 @@ TASKS: list[Task] = [
         setup=lambda p: {"alarms": [{"time": p["hhmm"], "enabled": False, "label": ""}]},
         plan=lambda p: [open_app("Clock"), tap(f"{p['time']} alarm"), done()],
         check=lambda s, p, a: alarm_matches(s, p["hhmm"], enabled=True),
+        changes=the_alarm,
         max_steps=8,
     ),
     Task(
@@ -200,6 +206,7 @@ TASKS: list[Task] = [
             done(),
         ],
         check=lambda s, p, a: not alarm_matches(s, p["hhmm"]) and len(s["alarms"]) == 2,
+        changes=the_alarm,
         max_steps=10,
     ),
     Task(
@@ -290,6 +297,7 @@ TASKS: list[Task] = [
             and alarm_matches(s, "23:55", enabled=True, label="Late")
             and len(s["alarms"]) == 2
         ),
+        changes=lambda p: {"alarms": named("time", p["hhmm"], p["new_hhmm"])},
         max_steps=12,
     ),
     Task(
@@ -322,6 +330,7 @@ TASKS: list[Task] = [
             done(),
         ],
         check=lambda s, p, a: alarm_matches(s, p["hhmm"], enabled=True, label=p["label"]),
+        changes=the_alarm,
         max_steps=10,
     ),
     Task(
@@ -415,6 +424,7 @@ TASKS: list[Task] = [
         check=lambda s, p, a: (
             len(s["alarms"]) == len(p["alarms"]) and not any(x["enabled"] for x in s["alarms"])
         ),
+        changes=lambda p: {"alarms": named("time", *(alarm["time"] for alarm in p["alarms"]))},
         max_steps=10,
     ),
 ]

@@ -7,7 +7,7 @@ import re
 
 from simulator.apps.clock import entry_parts, stopwatch_text
 from simulator.state import CLOCK
-from simulator.tasks.base import Params, State, Task, done, open_app, tap, type_in
+from simulator.tasks.base import Params, State, Task, done, keys, open_app, tap, type_in
 
 
 def _timer(rng: random.Random) -> Params:
@@ -75,6 +75,7 @@ TASKS: list[Task] = [
         ),
         plan=lambda p: [open_app("Clock"), tap("Stopwatch"), tap("Start"), done()],
         check=lambda s, p, a: s["stopwatch"]["running"] is True,
+        changes=keys("stopwatch"),
         max_steps=8,
     ),
     Task(
@@ -126,6 +127,7 @@ TASKS: list[Task] = [
         check=lambda s, p, a: (
             s["stopwatch"]["running"] is False and s["stopwatch"]["elapsed"] > p["elapsed"]
         ),
+        changes=keys("stopwatch"),
         max_steps=8,
     ),
     Task(
@@ -153,6 +155,7 @@ TASKS: list[Task] = [
         },
         plan=lambda p: [open_app("Clock"), tap("Stopwatch"), tap("Reset"), done()],
         check=lambda s, p, a: s["stopwatch"] == {"running": False, "elapsed": 0, "laps": []},
+        changes=keys("stopwatch"),
         max_steps=8,
     ),
     Task(
@@ -214,6 +217,7 @@ TASKS: list[Task] = [
         sample=_timer,
         plan=lambda p: [open_app("Clock"), tap("Timer"), type_in(None, p["digits"]), done()],
         check=lambda s, p, a: _timer_entered(s, p),
+        changes=keys("timer"),
         max_steps=8,
     ),
     Task(
@@ -249,6 +253,7 @@ TASKS: list[Task] = [
             s["timer"]["running"] is True
             and s["timer"]["duration"] == p["minutes"] * 60 + p["seconds"]
         ),
+        changes=keys("timer"),
         max_steps=8,
     ),
 ]

@@ -14,6 +14,7 @@ from simulator.tasks.base import (
     add_contact_steps,
     done,
     has_contact,
+    named,
     open_app,
     person,
     same_digits,
@@ -73,6 +74,7 @@ TASKS: list[Task] = [
             done(),
         ],
         check=lambda s, p, a: has_contact(s, p["name"], p["phone"]),
+        changes=lambda p: {"contacts": named("name", p["name"])},
         max_steps=12,
     ),
     Task(
@@ -108,6 +110,7 @@ TASKS: list[Task] = [
             has_contact(s, p["name"], p["new_phone"])
             and len(s["contacts"]) == len(DEFAULT_CONTACTS) + 1
         ),
+        changes=lambda p: {"contacts": named("name", p["name"])},
         max_steps=12,
     ),
     Task(
@@ -201,6 +204,7 @@ TASKS: list[Task] = [
             has_contact(s, f"{p['first']} {p['new_last']}", p["phone"])
             and len(s["contacts"]) == len(DEFAULT_CONTACTS) + 1
         ),
+        changes=lambda p: {"contacts": named("name", p["name"], f"{p['first']} {p['new_last']}")},
         max_steps=12,
     ),
     Task(

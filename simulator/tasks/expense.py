@@ -16,6 +16,7 @@ from simulator.tasks.base import (
     State,
     Task,
     done,
+    named,
     normalize_text,
     open_app,
     remember,
@@ -235,6 +236,7 @@ TASKS: list[Task] = [
         setup=lambda p: {"expenses": p["noise"]},
         plan=lambda p: [open_app("Pro Expense"), *_entry_steps(p, with_date=True), done()],
         check=lambda s, p, a: _recorded(s, p, _ALL) and len(s["expenses"]) == len(p["noise"]) + 1,
+        changes=lambda p: {"expenses": named("name", p["name"])},
         max_steps=14,
     ),
     Task(
@@ -283,6 +285,7 @@ TASKS: list[Task] = [
         check=lambda s, p, a: (
             all(_recorded(s, row, _ALL) for row in p["rows"]) and len(s["expenses"]) == 3
         ),
+        changes=lambda p: {"expenses": named("name", *(str(row["name"]) for row in p["rows"]))},
         max_steps=26,
     ),
     Task(
@@ -330,6 +333,7 @@ TASKS: list[Task] = [
             all(_recorded(s, row, ("name", "amount", "category")) for row in p["targets"])
             and len(s["expenses"]) == len(p["targets"])
         ),
+        changes=lambda p: {"expenses": named("name", *(str(row["name"]) for row in p["targets"]))},
         max_steps=22,
     ),
     Task(
@@ -360,6 +364,7 @@ TASKS: list[Task] = [
             done(),
         ],
         check=lambda s, p, a: _deleted(s, p),
+        changes=lambda p: {"expenses": named("name", *(str(row["name"]) for row in p["targets"]))},
         max_steps=10,
     ),
     Task(
@@ -389,6 +394,7 @@ TASKS: list[Task] = [
             done(),
         ],
         check=lambda s, p, a: _deleted(s, p),
+        changes=lambda p: {"expenses": named("name", *(str(row["name"]) for row in p["targets"]))},
         max_steps=12,
     ),
     Task(
@@ -428,6 +434,7 @@ TASKS: list[Task] = [
             done(),
         ],
         check=lambda s, p, a: _deduplicated(s, p),
+        changes=lambda p: {"expenses": named("name", str(p["duplicate"]["name"]))},
         max_steps=10,
     ),
     Task(

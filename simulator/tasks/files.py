@@ -15,6 +15,7 @@ from simulator.tasks.base import (
     Task,
     done,
     open_app,
+    paths,
     same_digits,
     tap,
     type_in,
@@ -142,6 +143,7 @@ TASKS: list[Task] = [
             f"{p['subfolder']}/{p['file_name']}" not in s["files"]
             and _others_kept(s, p, f"{p['subfolder']}/{p['file_name']}")
         ),
+        changes=lambda p: {"files": paths(f"{p['subfolder']}/{p['file_name']}")},
         max_steps=10,
     ),
     Task(
@@ -186,6 +188,11 @@ TASKS: list[Task] = [
             and _others_kept(s, p, f"{p['subfolder']}/{p['file_name']}")
             and f"{p['subfolder']}/{p['file_name']}" not in s["files"]
         ),
+        changes=lambda p: {
+            "files": paths(
+                f"{p['subfolder']}/{p['file_name']}", f"{p['destination_folder']}/{p['file_name']}"
+            )
+        },
         max_steps=12,
     ),
     Task(
@@ -224,6 +231,11 @@ TASKS: list[Task] = [
             and _others_kept(s, p, f"{p['subfolder']}/{p['file_name']}")
             and f"{p['subfolder']}/{p['file_name']}" not in s["files"]
         ),
+        changes=lambda p: {
+            "files": paths(
+                f"{p['subfolder']}/{p['file_name']}", f"{p['subfolder']}/{p['new_name']}"
+            )
+        },
         max_steps=12,
     ),
     Task(
@@ -259,6 +271,7 @@ TASKS: list[Task] = [
             done(),
         ],
         check=lambda s, p, a: f"{p['subfolder']}/{p['folder_name']}" in s["folders"],
+        changes=lambda p: {"folders": paths(f"{p['subfolder']}/{p['folder_name']}")},
         max_steps=10,
     ),
     Task(

@@ -17,9 +17,11 @@ from simulator.tasks.base import (
     done,
     key,
     open_app,
+    paths,
     same_text,
     tap,
     type_in,
+    under,
 )
 
 # The note that waits in the folder another note is moved to.
@@ -171,6 +173,7 @@ TASKS: list[Task] = [
             same_lines(s["files"].get(note(p["file_name"]), ""), p["text"])
             and _kept(s, p["others"])
         ),
+        changes=lambda p: {"files": paths(note(p["file_name"]))},
         max_steps=10,
     ),
     Task(
@@ -208,6 +211,10 @@ TASKS: list[Task] = [
             note(p["folder_name"]) in s["folders"]
             or any(path.startswith(note(p["folder_name"]) + "/") for path in s["files"])
         ),
+        changes=lambda p: {
+            "folders": paths(note(p["folder_name"])),
+            "files": under(note(p["folder_name"])),
+        },
         max_steps=8,
     ),
     Task(
@@ -236,6 +243,7 @@ TASKS: list[Task] = [
             same_lines(s["files"].get(note(p["file_name"]), ""), p["expected"])
             and _kept(s, p["others"])
         ),
+        changes=lambda p: {"files": paths(note(p["file_name"]))},
         max_steps=10,
     ),
     Task(
@@ -261,6 +269,7 @@ TASKS: list[Task] = [
         setup=_with_the_note,
         plan=lambda p: [open_app("Markor"), hold(p["file_name"]), tap("Delete"), tap("OK"), done()],
         check=lambda s, p, a: note(p["file_name"]) not in s["files"] and _kept(s, p["others"]),
+        changes=lambda p: {"files": paths(note(p["file_name"]))},
         max_steps=8,
     ),
     Task(
@@ -288,6 +297,7 @@ TASKS: list[Task] = [
         check=lambda s, p, a: (
             not _notes_only_in(s, NOTEBOOK) and "Download/sample_pdf.pdf" in s["files"]
         ),
+        changes=lambda p: {"files": under(NOTEBOOK)},
         max_steps=12,
     ),
     Task(
@@ -341,6 +351,12 @@ TASKS: list[Task] = [
             s["files"].get(note(f"{p['destination_folder']}/{p['file_name']}")) == p["content"]
             and note(f"{p['source_folder']}/{p['file_name']}") not in s["files"]
         ),
+        changes=lambda p: {
+            "files": paths(
+                note(f"{p['source_folder']}/{p['file_name']}"),
+                note(f"{p['destination_folder']}/{p['file_name']}"),
+            )
+        },
         max_steps=12,
     ),
     Task(
@@ -388,6 +404,7 @@ TASKS: list[Task] = [
             and same_lines(s["files"].get(note(p["new_name"]), ""), p["updated"])
             and _kept(s, p["others"])
         ),
+        changes=lambda p: {"files": paths(note(p["file_name"]), note(p["new_name"]))},
         max_steps=12,
     ),
     Task(
@@ -439,6 +456,7 @@ TASKS: list[Task] = [
             == f"{p['updated']}\n\n{p['content']}"
             and _kept(s, p["others"])
         ),
+        changes=lambda p: {"files": paths(note(p["file_name"]), note(p["new_name"]))},
         max_steps=12,
     ),
     Task(

@@ -24,6 +24,7 @@ from simulator.tasks.base import (
     same_text,
     send_text_steps,
     sent,
+    sent_to,
     tap,
     type_in,
     with_person,
@@ -95,6 +96,7 @@ TASKS: list[Task] = [
         setup=with_person,
         plan=lambda p: [*open_messages(), *send_text_steps(p["name"], p["text"]), done()],
         check=lambda s, p, a: sent(s, p["name"], p["text"]),
+        changes=lambda p: {"messages": sent_to(p["name"])},
         max_steps=14,
     ),
     Task(
@@ -125,6 +127,7 @@ TASKS: list[Task] = [
             done(),
         ],
         check=lambda s, p, a: sent(s, "Bob Chen", p["text"]),
+        changes=lambda p: {"messages": sent_to("Bob Chen")},
         max_steps=10,
     ),
     Task(
@@ -159,6 +162,7 @@ TASKS: list[Task] = [
             same_digits(m["to"], p["number"]) and same_text(m["text"], p["text"])
             for m in s["messages"]
         ),
+        changes=lambda p: {"messages": sent_to(p["number"])},
         max_steps=12,
     ),
     Task(
@@ -224,6 +228,7 @@ TASKS: list[Task] = [
             done(),
         ],
         check=lambda s, p, a: sent(s, p["latest"], p["text"]) and len(s["messages"]) == 1,
+        changes=lambda p: {"messages": sent_to(p["latest"])},
         max_steps=10,
     ),
     Task(
@@ -259,6 +264,7 @@ TASKS: list[Task] = [
             [normalize_text(m["text"]) for m in s["messages"] if m["to"] == p["name"]]
             == [normalize_text(p["text"])] * 2
         ),
+        changes=lambda p: {"messages": sent_to(p["name"])},
         max_steps=10,
     ),
     Task(
@@ -297,6 +303,7 @@ TASKS: list[Task] = [
             done(),
         ],
         check=lambda s, p, a: sent_containing(s, p["recipient"], p["address"]),
+        changes=lambda p: {"messages": sent_to(p["recipient"])},
         max_steps=14,
     ),
 ]

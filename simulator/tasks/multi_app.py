@@ -15,6 +15,7 @@ from simulator.tasks.base import (
     done,
     generated,
     has_contact,
+    named,
     open_app,
     open_calendar,
     open_messages,
@@ -24,8 +25,10 @@ from simulator.tasks.base import (
     same_time,
     send_text_steps,
     sent,
+    sent_to,
     set_alarm_steps,
     tap,
+    the_alarm,
     type_in,
     with_person,
 )
@@ -68,6 +71,7 @@ TASKS: list[Task] = [
         check=lambda s, p, a: (
             has_contact(s, p["name"], p["phone"]) and sent(s, p["name"], p["text"])
         ),
+        changes=lambda p: {"contacts": named("name", p["name"]), "messages": sent_to(p["name"])},
         max_steps=18,
     ),
     Task(
@@ -104,6 +108,7 @@ TASKS: list[Task] = [
             done(),
         ],
         check=lambda s, p, a: alarm_matches(s, p["hhmm"], enabled=True),
+        changes=the_alarm,
         max_steps=16,
     ),
     Task(
@@ -138,6 +143,7 @@ TASKS: list[Task] = [
         check=lambda s, p, a: any(
             m["to"] == "Bob Chen" and same_digits(m["text"], p["phone"]) for m in s["messages"]
         ),
+        changes=lambda p: {"messages": sent_to("Bob Chen")},
         max_steps=16,
     ),
     Task(
@@ -169,6 +175,7 @@ TASKS: list[Task] = [
             done(),
         ],
         check=lambda s, p, a: s["dark_theme"] is True and alarm_matches(s, p["hhmm"], enabled=True),
+        changes=lambda p: {"dark_theme": None, **the_alarm(p)},
         max_steps=16,
     ),
     Task(
@@ -214,6 +221,7 @@ TASKS: list[Task] = [
             and e["time"] == p["hhmm"]
             for e in s["events"]
         ),
+        changes=lambda p: {"events": named("time", p["hhmm"])},
         max_steps=18,
     ),
     Task(
@@ -248,6 +256,7 @@ TASKS: list[Task] = [
             done(),
         ],
         check=lambda s, p, a: has_contact(s, p["name"], p["phone"]),
+        changes=lambda p: {"contacts": named("name", p["name"])},
         max_steps=14,
     ),
     Task(
@@ -290,6 +299,7 @@ TASKS: list[Task] = [
         check=lambda s, p, a: any(
             m["to"] == "Alice Martin" and same_time(m["text"], p["hhmm"]) for m in s["messages"]
         ),
+        changes=lambda p: {"messages": sent_to("Alice Martin")},
         max_steps=14,
     ),
 ]

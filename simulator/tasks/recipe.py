@@ -15,6 +15,7 @@ from simulator.tasks.base import (
     Task,
     done,
     key,
+    named,
     normalize_text,
     open_app,
     remember,
@@ -231,6 +232,7 @@ TASKS: list[Task] = [
             done(),
         ],
         check=lambda s, p, a: _stored(s, p) and len(s["recipes"]) == len(p["others"]) + 1,
+        changes=lambda p: {"recipes": named("title", p["title"])},
         max_steps=16,
     ),
     Task(
@@ -271,6 +273,7 @@ TASKS: list[Task] = [
         check=lambda s, p, a: (
             all(_stored(s, row, _SHORT) for row in p["rows"]) and len(s["recipes"]) == 3
         ),
+        changes=lambda p: {"recipes": named("title", *(row["title"] for row in p["rows"]))},
         max_steps=24,
     ),
     Task(
@@ -311,6 +314,7 @@ TASKS: list[Task] = [
         check=lambda s, p, a: (
             all(_stored(s, row, _SHORT) for row in p["rows"]) and len(s["recipes"]) == 3
         ),
+        changes=lambda p: {"recipes": named("title", *(row["title"] for row in p["rows"]))},
         max_steps=26,
     ),
     Task(
@@ -336,6 +340,7 @@ TASKS: list[Task] = [
         setup=lambda p: {"recipes": p["rows"]},
         plan=lambda p: [open_app("Broccoli"), *_delete_steps(p["targets"][0]["title"]), done()],
         check=lambda s, p, a: _deleted(s, p),
+        changes=lambda p: {"recipes": named("title", *(row["title"] for row in p["targets"]))},
         max_steps=10,
     ),
     Task(
@@ -365,6 +370,7 @@ TASKS: list[Task] = [
             done(),
         ],
         check=lambda s, p, a: _deleted(s, p),
+        changes=lambda p: {"recipes": named("title", *(row["title"] for row in p["targets"]))},
         max_steps=18,
     ),
     Task(
@@ -398,6 +404,7 @@ TASKS: list[Task] = [
         setup=lambda p: {"recipes": [*p["rows"], p["duplicate"]]},
         plan=lambda p: [open_app("Broccoli"), *_delete_steps(p["duplicate"]["title"]), done()],
         check=lambda s, p, a: _deduplicated(s, p),
+        changes=lambda p: {"recipes": named("title", p["duplicate"]["title"])},
         max_steps=10,
     ),
     Task(

@@ -14,6 +14,7 @@ from simulator.tasks.base import (
     done,
     generated,
     key,
+    keys,
     open_app,
     pick,
     same_digits,
@@ -105,6 +106,7 @@ def toggle_task(setting: str, on: bool) -> Task:
         setup=lambda p: {setting: not on},
         plan=lambda p: [open_app("Settings"), *SETTINGS_PATHS[setting], done()],
         check=lambda s, p, a: s[setting] is on,
+        changes=keys(setting),
         max_steps=10,
     )
 
@@ -133,7 +135,9 @@ def already_done_task(setting: str, on: bool) -> Task:
             f"I want {other_name} {word}. Please see to it.",
         ),
         setup=lambda p: {setting: on},
-        plan=lambda p: [done()],
+        # the page that shows the switch, and done: the loop takes a claim of success only
+        # once a screen showed the setting as asked (the path's last step would flip it)
+        plan=lambda p: [open_app("Settings"), *SETTINGS_PATHS[setting][:-1], done()],
         check=lambda s, p, a: s[setting] is on,
         max_steps=6,
     )
@@ -192,6 +196,7 @@ TASKS: list[Task] = [
             done(),
         ],
         check=lambda s, p, a: s["developer_options"] is True,
+        changes=keys("developer_options"),
         max_steps=20,
     ),
     Task(
@@ -223,6 +228,7 @@ TASKS: list[Task] = [
             done(),
         ],
         check=lambda s, p, a: s["usb_debugging"] is True,
+        changes=keys("usb_debugging"),
         max_steps=14,
     ),
     Task(
@@ -252,6 +258,7 @@ TASKS: list[Task] = [
             done(),
         ],
         check=lambda s, p, a: s["stay_awake"] is True,
+        changes=keys("stay_awake"),
         max_steps=14,
     ),
     Task(
@@ -282,6 +289,7 @@ TASKS: list[Task] = [
             done(),
         ],
         check=lambda s, p, a: s["wifi"] is False and s["bluetooth"] is True,
+        changes=keys("wifi", "bluetooth"),
         max_steps=16,
     ),
     Task(
@@ -382,6 +390,7 @@ TASKS: list[Task] = [
         setup=lambda p: {"wifi": False},
         plan=lambda p: [open_app("Settings"), *SETTINGS_PATHS["wifi"], open_app(p["app"]), done()],
         check=lambda s, p, a: s["wifi"] is True and s["foreground"] == APP_PACKAGES[p["app"]],
+        changes=keys("wifi"),
         max_steps=10,
     ),
     Task(

@@ -18,6 +18,7 @@ from simulator.tasks.base import (
     Task,
     done,
     key,
+    named,
     normalize_text,
     open_app,
     remember,
@@ -302,6 +303,7 @@ TASKS: list[Task] = [
             done(),
         ],
         check=lambda s, p, a: _added(s, p) and len(s["todo_tasks"]) == len(p["tasks"]) + 1,
+        changes=lambda p: {"todo_tasks": named("title", p["title"])},
         max_steps=12,
     ),
     Task(
@@ -331,6 +333,7 @@ TASKS: list[Task] = [
             and len(_titled(s, p["title"])) == 1
             and _others_unchanged(s, p)
         ),
+        changes=lambda p: {"todo_tasks": named("title", p["title"])},
         max_steps=8,
     ),
     Task(
@@ -367,6 +370,7 @@ TASKS: list[Task] = [
             and _others_unchanged(s, p)
             and len(s["todo_tasks"]) == len(p["tasks"]) - 1
         ),
+        changes=lambda p: {"todo_tasks": named("title", p["title"])},
         max_steps=10,
     ),
     Task(
