@@ -26,6 +26,7 @@ from evals.oracle import OracleError, resolve, shows
 from simulator import Simulator
 from simulator.state import LAUNCHER
 from simulator.tasks import TASKS, PlanStep, Task, open_app, swipe
+from simulator.tasks.scope import INCIDENTAL_KEYS
 
 DetourKind = Literal["wrong_app", "wrong_page", "scrolled"]
 DETOUR_KINDS: tuple[DetourKind, ...] = ("wrong_app", "wrong_page", "scrolled")
@@ -34,8 +35,6 @@ DETOUR_KINDS: tuple[DetourKind, ...] = ("wrong_app", "wrong_page", "scrolled")
 # back a few pages and opening the task's app afresh.
 DETOUR_EXTRA_STEPS = 12
 
-# What moving around may change: which app is in front and the answers to permission prompts.
-_NAVIGATION_KEYS = frozenset({"foreground", "permission_prompts", "notifications_allowed"})
 _NAVIGATION_TOOLS = frozenset({"open_app", "tap", "swipe", "press_key"})
 
 
@@ -140,4 +139,6 @@ def _play(sim: Simulator, steps: Sequence[PlanStep]) -> int:
 
 
 def _lasting(state: dict[str, Any]) -> dict[str, Any]:
-    return {key: value for key, value in state.items() if key not in _NAVIGATION_KEYS}
+    """What moving around must leave as it was: all but which app is in front and the answers
+    to permission prompts."""
+    return {key: value for key, value in state.items() if key not in INCIDENTAL_KEYS}

@@ -25,6 +25,7 @@ from evals.results import (
     configurations_table,
     families_table,
     guard_effect_table,
+    wordings_table,
 )
 
 _NO_WIDTH_LIMIT = 100_000
@@ -76,11 +77,16 @@ class SuiteProgress:
         style = _VERDICT_STYLE[outcome.verdict]
         guards = "" if outcome.guards else " [dim](guards off)[/]"
         reason = outcome.error or outcome.detail
+        refused = outcome.refused_completions
         self._progress.console.print(
             f"[{style}]{outcome.verdict:<11}[/] {escape(outcome.task)} s{outcome.seed} "
             f"{escape(outcome.policy)}{guards} · {outcome.steps} steps · {outcome.stop_reason}"
+            + (f" · {refused} refused completion(s)" if refused else "")
             + (f" [dim]{escape(_short(reason))}[/]" if reason else "")
         )
+        if outcome.side_effects:
+            changed = "; ".join(outcome.side_effects)
+            self._progress.console.print(f"  [red]side effects:[/] {escape(_short(changed, 160))}")
         self._progress.update(self._bar, advance=1, wins=self._wins)
 
 
@@ -90,10 +96,14 @@ def _short(text: str, limit: int = 80) -> str:
 
 
 def print_report(console: Console, report: EvalReport) -> None:
-    """Configurations, families, stop reasons and (when measured) the guard effect."""
+    """Configurations, families, goal wordings (when several), stop reasons and (when
+    measured) the guard effect."""
     summary = report.summary
     _print_table(console, _rich_table(configurations_table(report.configurations or [summary])))
     _print_table(console, _rich_table(families_table(summary)))
+    wordings = wordings_table(summary)
+    if wordings is not None:
+        _print_table(console, _rich_table(wordings))
     reasons = ", ".join(f"{reason} {count}" for reason, count in summary.stop_reasons.items())
     console.print(f"stop reasons: {reasons}")
     if report.guard_effect:

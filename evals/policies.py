@@ -6,7 +6,8 @@
 - replay:PATH: the model replies recorded in trajectories (a file, or a folder searched for
   `*.jsonl`), given again in order, whatever the screen: how a change to the parser or the
   guards would have played out on replies already seen. A recording is found by the task,
-  seed and phrasing its episode line names, else by its goal.
+  seed and phrasing its episode line names, else by its goal; a goal given in words of its own
+  (`eval --goals`) by its goal alone.
 - faulty:MODE: a model that fails in one known way (`evals.faulty`); `faulty:all` is every mode.
 
 llm, replay and faulty policies run inside `agent.loop.run_episode`, with the real guards.
@@ -97,14 +98,25 @@ class Recordings:
             policy = records[0].settings.get("policy") or {}
             task, seed = policy.get("task"), policy.get("seed")
             phrasing = policy.get("phrasing", 0)  # recorded before goals had phrasings: 0
-            if isinstance(task, str) and isinstance(seed, int) and isinstance(phrasing, int):
+            own_words = "goal_set" not in policy  # a given goal is found by its words alone
+            if (
+                own_words
+                and isinstance(task, str)
+                and isinstance(seed, int)
+                and isinstance(phrasing, int)
+            ):
                 recordings.by_run.setdefault((task, seed, phrasing), replies)
             recordings.by_goal.setdefault(records[0].goal, replies)
         if not recordings.by_goal:
             raise PolicySpecError(f"replay: no trajectory found in {path}")
         return recordings
 
-    def replies(self, task: str, seed: int, phrasing: int, goal: str) -> list[ModelReply] | None:
+    def replies(
+        self, task: str, seed: int, phrasing: int | None, goal: str
+    ) -> list[ModelReply] | None:
+        """By task, seed and phrasing, else by goal; by goal alone when `phrasing` is None."""
+        if phrasing is None:
+            return self.by_goal.get(goal)
         return self.by_run.get((task, seed, phrasing), self.by_goal.get(goal))
 
 

@@ -1,6 +1,7 @@
 """One self-contained HTML file from trajectories (and an eval's results, when there are some).
 
-Per episode: the goal, the outcome and the stop reason; per step a drawing of the screen from
+Per episode: the goal, the outcome, the stop reason, what changed outside the task's scope (side
+effects) and the claims of success the loop refused; per step a drawing of the screen from
 the element bounds (SVG, the chosen element highlighted), the model's reasoning and reply, the
 parsed call with its repairs, the guards' notes, what happened on the device, and timings. A
 suite's report starts with its summary tables.
@@ -31,6 +32,8 @@ from evals.results import (
     configurations_table,
     families_table,
     guard_effect_table,
+    is_refused_completion,
+    wordings_table,
 )
 from simulator.tasks import TASKS_BY_NAME
 
@@ -45,6 +48,11 @@ class EpisodeView:
     steps: list[StepRecord]
     end: EndRecord | None
     success: bool | None  # None: unknown (no task to check it against)
+    side_effects: list[str] | None = None  # None: unknown (no task, or no state kept)
+
+    @property
+    def refused_completions(self) -> int:
+        return sum(is_refused_completion(step) for step in self.steps)
 
     @property
     def goal(self) -> str:
@@ -73,20 +81,27 @@ def load_episode(path: Path, outcome: EpisodeOutcome | None = None) -> EpisodeVi
     episode = next((r for r in records if isinstance(r, EpisodeRecord)), None)
     end = next((r for r in records if isinstance(r, EndRecord)), None)
     steps = [r for r in records if isinstance(r, StepRecord)]
-    success = outcome.success if outcome is not None else _judge(episode, end)
-    return EpisodeView(path, episode, steps, end, success)
+    if outcome is not None:
+        return EpisodeView(path, episode, steps, end, outcome.success, outcome.side_effects)
+    success, side_effects = _judge(episode, end)
+    return EpisodeView(path, episode, steps, end, success, side_effects)
 
 
-def _judge(episode: EpisodeRecord | None, end: EndRecord | None) -> bool | None:
-    """A simulator task's verdict, when the trajectory names the task and kept the state."""
+def _judge(
+    episode: EpisodeRecord | None, end: EndRecord | None
+) -> tuple[bool | None, list[str] | None]:
+    """A simulator task's verdict and side effects, when the trajectory names the task and
+    kept the state (an eval's episode starts in its task's initial state)."""
     if episode is None or end is None:
-        return None
+        return None, None
     policy = episode.settings.get("policy") or {}
     task = TASKS_BY_NAME.get(str(policy.get("task")))
     seed = policy.get("seed")
     if task is None or not isinstance(seed, int) or end.device_state is None:
-        return None
-    return end.stop_reason == "completed" and task.success(end.device_state, seed, end.answer)
+        return None, None
+    side_effects = task.side_effects(task.initial_state(seed), end.device_state, seed)
+    success = end.stop_reason == "completed" and task.success(end.device_state, seed, end.answer)
+    return success and not side_effects, side_effects
 
 
 class ReportInputError(UsageError, ValueError):
@@ -224,7 +239,10 @@ def _summary_section(report: EvalReport) -> str:
         "<h2>Summary</h2>",
         f"<p>{summary.successes} of {summary.episodes} episodes succeeded "
         f"({summary.success_rate:.0%}) over {summary.tasks} task(s); a task counts only when "
-        "the agent declared it done.</p>",
+        "the agent declared it done and nothing outside the task's scope changed. A false "
+        "completion is a task declared done that was not: its check failed or it had side "
+        "effects. A refused completion is a claim of success the loop could not verify and "
+        "handed back to the model.</p>",
         _html_table(configurations_table(configurations)),
         _html_table(families_table(summary)),
         _table(
@@ -232,6 +250,9 @@ def _summary_section(report: EvalReport) -> str:
             ([_e(reason), str(count)] for reason, count in summary.stop_reasons.items()),
         ),
     ]
+    wordings = wordings_table(summary)
+    if wordings is not None:
+        parts.append(_html_table(wordings))
     if report.guard_effect:
         guards = guard_effect_table(report.guard_effect)
         parts.append(f"<h2>{_e(guards.title)}</h2>")
@@ -256,13 +277,20 @@ def _episode_index(episodes: Sequence[EpisodeView]) -> str:
             _e(e.guards),
             _outcome_badge(e),
             _e(e.end.stop_reason if e.end else "unfinished"),
+            _side_effects_cell(e.side_effects),
+            str(e.refused_completions),
             str(len(e.steps)),
         ]
         for n, e in enumerate(episodes, start=1)
     ]
-    return "<h2>Episodes</h2>" + _table(
-        ["#", "goal", "policy", "guards", "outcome", "stop reason", "steps"], rows
-    )
+    headers = ["#", "goal", "policy", "guards", "outcome", "stop reason", "side effects"]
+    return "<h2>Episodes</h2>" + _table([*headers, "refused completions", "steps"], rows)
+
+
+def _side_effects_cell(side_effects: list[str] | None) -> str:
+    if side_effects is None:
+        return '<span class="muted">not judged</span>'
+    return _e("; ".join(side_effects)) if side_effects else "none"
 
 
 def _episode_section(number: int, episode: EpisodeView) -> str:
@@ -275,6 +303,12 @@ def _episode_section(number: int, episode: EpisodeView) -> str:
             facts.append(("detail", _e(episode.end.detail)))
         if episode.end.answer is not None:
             facts.append(("answer", _e(episode.end.answer)))
+    if episode.side_effects:
+        changed = "".join(f"<li>{_e(line)}</li>" for line in episode.side_effects)
+        facts.append(("side effects", f"<ul class='notes'>{changed}</ul>"))
+    if episode.refused_completions:
+        facts.append(("refused completions", str(episode.refused_completions)))
+    if episode.end is not None:
         facts.append(("duration", f"{episode.end.duration_s:g} s"))
     if episode.episode is not None:
         facts.append(("model", _e(episode.episode.model or "")))

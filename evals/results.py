@@ -1,6 +1,12 @@
 """What an evaluation produces: one outcome per run, summaries, the guard-effect table, and the
 results file that makes a suite resumable.
 
+A run succeeds only when the agent declared the task done, the task's check passes, and nothing
+outside the task's scope changed (`side_effects`). A false completion is a run the agent
+declared done that did not succeed: the check failed or it had side effects. A refused
+completion is a claim of success the loop could not verify and handed back to the model; an
+episode may have several and still end well.
+
 Every finished run is appended to `results.jsonl` in the run directory as one JSON line, flushed
 and synced before the next run is reported, so a crash or Ctrl-C never loses a finished result.
 Runs that could not be judged (`error` set: the runner crashed, the model server failed, Ctrl-C
@@ -10,6 +16,7 @@ one line per run. Reading it back ignores a line cut off mid-write.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import statistics
@@ -21,7 +28,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
-from agent.trajectory import StopReason
+from agent.trajectory import StepRecord, StopReason
 
 # A run's stop reason, plus `crashed` when the runner itself failed before the episode ended.
 RunStop = StopReason | Literal["crashed"]
@@ -39,6 +46,9 @@ class EpisodeOutcome(BaseModel):
     family: str
     seed: int
     phrasing: int = 0  # which of the task's goal phrasings the agent was given
+    goal: str = ""  # the goal the agent was given
+    goal_set: str | None = None  # the --goals file the goal came from (its stem); None: a phrasing
+    wording: str = ""  # its group in per-wording tables: "phrasing N", "held-out phrasing", a set
     detour: bool = False  # started from a detour, not from the task's own start
     policy: str
     guards: bool = True
@@ -47,6 +57,8 @@ class EpisodeOutcome(BaseModel):
     stop_reason: RunStop
     answer: str | None = None
     detail: str = ""
+    side_effects: list[str] = Field(default_factory=list)  # changes outside the task's scope
+    refused_completions: int = 0  # claims of success the loop refused, handed back to the model
     error: str | None = None  # the run could not be judged; re-run on --resume
     trajectory: str
     duration_s: float = 0.0
@@ -56,11 +68,25 @@ class EpisodeOutcome(BaseModel):
 
     @property
     def run_id(self) -> str:
-        return run_id(self.task, self.seed, self.policy, self.guards, self.phrasing, self.detour)
+        return run_id(
+            self.task,
+            self.seed,
+            self.policy,
+            self.guards,
+            self.phrasing,
+            self.detour,
+            self.goal_set,
+            self.goal,
+        )
+
+    @property
+    def wording_group(self) -> str:
+        return self.wording or f"phrasing {self.phrasing}"
 
     @property
     def verdict(self) -> Verdict:
-        """What the run amounts to: success, a false claim of success, a clean stop, ..."""
+        """What the run amounts to: success, a false claim of success (a false completion: the
+        check failed or something outside the task's scope changed), a clean stop, ..."""
         if self.error is not None or self.stop_reason in ("crashed", "aborted", "device_error"):
             return "error"
         if self.success:
@@ -73,18 +99,45 @@ class EpisodeOutcome(BaseModel):
 
 
 def run_id(
-    task: str, seed: int, policy: str, guards: bool, phrasing: int = 0, detour: bool = False
+    task: str,
+    seed: int,
+    policy: str,
+    guards: bool,
+    phrasing: int = 0,
+    detour: bool = False,
+    goal_set: str | None = None,
+    goal: str = "",
 ) -> str:
     # the task's own start and first phrasing keep the ids that older results files hold
-    start = f"/p{phrasing}" if phrasing else ""
+    if goal_set is not None:
+        start = f"/{goal_set}-{goal_digest(goal)}"
+    else:
+        start = f"/p{phrasing}" if phrasing else ""
     start += "/detour" if detour else ""
     return f"{task}/s{seed}{start}/{policy}/guards-{'on' if guards else 'off'}"
+
+
+def goal_digest(goal: str) -> str:
+    """A short name of a goal's text, telling apart runs of one task and seed given in other
+    words (and the same across resumes, whatever the line's place in its file)."""
+    return hashlib.sha256(goal.encode("utf-8")).hexdigest()[:10]
+
+
+def is_refused_completion(step: StepRecord) -> bool:
+    """A claim of success the loop could not verify and returned to the model."""
+    return (
+        step.call.name == "task_complete"
+        and step.guard.verdict == "block"
+        and any(note.kind == "completion_check" for note in step.guard.notes)
+    )
 
 
 class GroupScore(BaseModel):
     episodes: int
     successes: int
     success_rate: float
+    false_completions: int = 0
+    side_effects: int = 0  # episodes that changed something outside their task's scope
     mean_steps: float
 
 
@@ -107,6 +160,9 @@ class Summary(BaseModel):
     episodes: int
     successes: int
     success_rate: float
+    false_completions: int = 0  # declared done, and the check failed or there were side effects
+    side_effects: int = 0  # episodes that changed something outside their task's scope
+    refused_completions: int = 0  # claims of success the loop refused, over every episode
     errors: int
     mean_steps: float
     stop_reasons: dict[str, int]
@@ -116,6 +172,7 @@ class Summary(BaseModel):
     completion_tokens_per_step: float
     by_family: dict[str, GroupScore]
     by_app: dict[str, GroupScore]
+    by_wording: dict[str, GroupScore] = Field(default_factory=dict)
 
 
 class GuardEffect(BaseModel):
@@ -159,6 +216,8 @@ def _group(outcomes: Sequence[EpisodeOutcome]) -> GroupScore:
         episodes=len(outcomes),
         successes=wins,
         success_rate=_rate(wins, len(outcomes)),
+        false_completions=sum(o.verdict == "false_claim" for o in outcomes),
+        side_effects=sum(bool(o.side_effects) for o in outcomes),
         mean_steps=_mean([o.steps for o in outcomes]),
     )
 
@@ -212,6 +271,9 @@ def summarize(outcomes: Sequence[EpisodeOutcome], suite: str = "sim") -> Summary
         episodes=overall.episodes,
         successes=overall.successes,
         success_rate=overall.success_rate,
+        false_completions=overall.false_completions,
+        side_effects=overall.side_effects,
+        refused_completions=sum(o.refused_completions for o in outcomes),
         errors=sum(o.verdict == "error" for o in outcomes),
         mean_steps=overall.mean_steps,
         stop_reasons=_counts(o.stop_reason for o in outcomes),
@@ -221,20 +283,23 @@ def summarize(outcomes: Sequence[EpisodeOutcome], suite: str = "sim") -> Summary
         completion_tokens_per_step=_rate(sum(o.completion_tokens for o in outcomes), steps),
         by_family=_grouped(outcomes, lambda o: o.family),
         by_app=_grouped(outcomes, lambda o: o.app),
+        by_wording=_grouped(outcomes, lambda o: o.wording_group),
     )
 
 
 def guard_effect(outcomes: Sequence[EpisodeOutcome]) -> list[GuardEffect]:
     """One row per policy that ran with guards both off and on, over the runs done both ways."""
-    by_id = {(o.policy, o.task, o.seed, o.phrasing, o.detour, o.guards): o for o in outcomes}
+    by_id = {o.run_id: o for o in outcomes}
+
+    def guarded(off: EpisodeOutcome) -> EpisodeOutcome | None:
+        return by_id.get(off.model_copy(update={"guards": True}).run_id)
+
     rows = []
     for policy in sorted({o.policy for o in outcomes}):
         pairs = [
-            (off, by_id[(policy, off.task, off.seed, off.phrasing, off.detour, True)])
+            (off, on)
             for off in outcomes
-            if off.policy == policy
-            and not off.guards
-            and (policy, off.task, off.seed, off.phrasing, off.detour, True) in by_id
+            if off.policy == policy and not off.guards and (on := guarded(off)) is not None
         ]
         if not pairs:
             continue
@@ -279,7 +344,9 @@ def configurations_table(summaries: Sequence[Summary]) -> ResultTable:
             "runs",
             "successes",
             "rate",
-            "false claims",
+            "false completions",
+            "side effects",
+            "refused completions",
             "errors",
             "mean steps",
             "model s/step p50",
@@ -292,7 +359,9 @@ def configurations_table(summaries: Sequence[Summary]) -> ResultTable:
                 str(s.episodes),
                 str(s.successes),
                 f"{s.success_rate:.0%}",
-                str(s.verdicts.get("false_claim", 0)),
+                str(s.false_completions),
+                str(s.side_effects),
+                str(s.refused_completions),
                 str(s.errors),
                 f"{s.mean_steps:g}",
                 f"{s.model_latency.p50_s:.2f}",
@@ -304,18 +373,32 @@ def configurations_table(summaries: Sequence[Summary]) -> ResultTable:
 
 
 def families_table(summary: Summary) -> ResultTable:
+    return _scores_table("By family", "family", summary.by_family)
+
+
+def wordings_table(summary: Summary) -> ResultTable | None:
+    """Scores by the wording of the goals (the tasks' phrasings, each --goals file); None when
+    every run had its task's first phrasing."""
+    if set(summary.by_wording) <= {"phrasing 0"}:
+        return None
+    return _scores_table("By goal wording", "wording", summary.by_wording)
+
+
+def _scores_table(title: str, heading: str, groups: dict[str, GroupScore]) -> ResultTable:
     return ResultTable(
-        "By family",
-        ("family", "runs", "successes", "rate", "mean steps"),
+        title,
+        (heading, "runs", "successes", "rate", "false completions", "side effects", "mean steps"),
         [
             (
-                family,
+                name,
                 str(score.episodes),
                 str(score.successes),
                 f"{score.success_rate:.0%}",
+                str(score.false_completions),
+                str(score.side_effects),
                 f"{score.mean_steps:g}",
             )
-            for family, score in summary.by_family.items()
+            for name, score in groups.items()
         ],
     )
 
@@ -333,7 +416,7 @@ def guard_effect_table(rows: Sequence[GuardEffect]) -> ResultTable:
             "policy",
             "runs",
             "successes off → on",
-            "false claims off → on",
+            "false completions off → on",
             "budget used up off → on",
             "clean stops off → on",
             "turned into success",

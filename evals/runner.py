@@ -2,7 +2,10 @@
 
 Every run (a task, a seed, a policy, guards on or off) plays on a fresh simulator and is scored
 with the task's success predicate over the simulator state (and the answer, for questions) —
-only when the episode ended `completed`: a task counts only if the agent declared it done.
+only when the episode ended `completed`: a task counts only if the agent declared it done, and
+only if nothing outside the task's scope changed (its side effects, listed per run). A run's goal
+is one of its task's phrasings, or a text given for it (`--goals`: the same start and check
+under other words).
 Every episode is written as a trajectory (DESIGN §2.4) under the run directory, every outcome
 to `results.jsonl` as soon as the run ends (see `evals.results`).
 
@@ -32,7 +35,7 @@ from pydantic import BaseModel, ConfigDict
 
 from agent.guards import RISKY_WORDS, Confirm
 from agent.loop import RunSettings, run_episode
-from agent.model_client import Policy
+from agent.model_client import ModelReply, Policy
 from agent.screen import Screen
 from agent.trajectory import (
     StepRecord,
@@ -43,7 +46,7 @@ from evals.detours import DETOUR_EXTRA_STEPS, Detour, start_from_detour
 from evals.faulty import FaultyPolicy
 from evals.oracle import OraclePolicy
 from evals.policies import PolicySpec, Recordings, ReplayPolicy, WatchedPolicy
-from evals.results import EpisodeOutcome, ResultStore, run_id
+from evals.results import EpisodeOutcome, ResultStore, goal_digest, is_refused_completion, run_id
 from simulator import FaultConfig, Simulator
 from simulator.tasks import TASKS, Task
 
@@ -161,6 +164,16 @@ def goal_confirmation(goal: str) -> Confirm:
 
 
 @dataclass(frozen=True)
+class GivenGoal:
+    """A goal given in words of its own for a task's start and check (a `--goals` line)."""
+
+    task: Task
+    seed: int
+    text: str
+    goal_set: str  # where it came from (the file's stem): its group in per-wording tables
+
+
+@dataclass(frozen=True)
 class Run:
     """One episode to play."""
 
@@ -170,23 +183,47 @@ class Run:
     guards: bool
     phrasing: int = 0
     detour: bool = False  # start from a detour the seed picks (see `evals.detours`)
+    given: GivenGoal | None = None  # a goal in other words than the task's phrasings
 
     @property
     def id(self) -> str:
         return run_id(
-            self.task.name, self.seed, self.policy.label, self.guards, self.phrasing, self.detour
+            self.task.name,
+            self.seed,
+            self.policy.label,
+            self.guards,
+            self.phrasing,
+            self.detour,
+            self.given.goal_set if self.given else None,
+            self.goal,
         )
 
     @property
     def goal(self) -> str:
-        return self.task.goal(self.seed, self.phrasing)
+        return self.given.text if self.given else self.task.goal(self.seed, self.phrasing)
+
+    @property
+    def wording(self) -> str:
+        if self.given is not None:
+            return self.given.goal_set
+        if self.phrasing == self.task.held_out_phrasing:
+            return "held-out phrasing"
+        return f"phrasing {self.phrasing}"
 
     def trajectory(self, run_dir: Path) -> Path:
-        policy = re.sub(r"[^\w.-]+", "-", self.policy.label)
+        policy = _file_safe(self.policy.label)
         guards = "guards-on" if self.guards else "guards-off"
-        start = (f"-p{self.phrasing}" if self.phrasing else "") + ("-detour" if self.detour else "")
+        if self.given is not None:
+            start = f"-{_file_safe(self.given.goal_set)}-{goal_digest(self.given.text)}"
+        else:
+            start = f"-p{self.phrasing}" if self.phrasing else ""
+        start += "-detour" if self.detour else ""
         name = f"{self.task.name}-s{self.seed}{start}.jsonl"
         return run_dir / "trajectories" / policy / guards / name
+
+
+def _file_safe(text: str) -> str:
+    return re.sub(r"[^\w.-]+", "-", text)
 
 
 def plan_runs(
@@ -210,6 +247,22 @@ def plan_runs(
     return list(planned.values())
 
 
+def plan_given_goals(
+    goals: Sequence[GivenGoal],
+    policies: Sequence[PolicySpec],
+    guards: Sequence[bool],
+    detour: bool = False,
+) -> list[Run]:
+    """Every given goal x policy x guard setting (a goal given twice plays once)."""
+    planned: dict[str, Run] = {}
+    for policy in policies:
+        for guarded in guards:
+            for given in goals:
+                run = Run(given.task, given.seed, policy, guarded, detour=detour, given=given)
+                planned.setdefault(run.id, run)
+    return list(planned.values())
+
+
 class EvalSettings(BaseModel):
     """What every run of a suite shares; saved beside the results so a resume can check it."""
 
@@ -228,11 +281,13 @@ class EvalSettings(BaseModel):
 
 @dataclass
 class _StepStats:
-    """Collects per-step model latency and tokens from the loop's observer hooks."""
+    """Collects per-step model latency, tokens and refused claims of success from the loop's
+    observer hooks."""
 
     model_s: list[float] = field(default_factory=list)
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    refused_completions: int = 0
 
     def step_started(self, step: int, max_steps: int) -> None:
         """Nothing to collect before a step."""
@@ -241,6 +296,7 @@ class _StepStats:
         self.model_s.append(record.timings.model_s)
         self.prompt_tokens += record.reply.prompt_tokens or 0
         self.completion_tokens += record.reply.completion_tokens or 0
+        self.refused_completions += is_refused_completion(record)
 
 
 @dataclass
@@ -249,6 +305,7 @@ class _Ending:
     steps: int
     answer: str | None
     detail: str
+    start: dict[str, Any]  # the state the episode began in (after a detour's moves)
     state: dict[str, Any]
 
 
@@ -284,7 +341,7 @@ class Runner:
         except Exception as exc:
             return _outcome(
                 run,
-                _Ending("model_error", 0, None, "", {}),
+                _Ending("model_error", 0, None, "", {}, {}),
                 path,
                 started,
                 _StepStats(),
@@ -318,13 +375,13 @@ class Runner:
             return FaultyPolicy(run.task, run.seed, spec.argument or "")
         if spec.kind == "replay":
             assert self.recordings is not None
-            replies = self.recordings.replies(run.task.name, run.seed, run.phrasing, goal)
-            return ReplayPolicy(replies or [])
+            return ReplayPolicy(recorded_replies(self.recordings, run) or [])
         assert self.model is not None, "the llm policy needs a model client"
         return self.model
 
     def _loop(self, run: Run, path: Path, started: float) -> EpisodeOutcome:
         sim, detour = self._start(run)
+        start = sim.state
         goal = run.goal
         policy = WatchedPolicy(self._policy(run, goal), self.cancelled)
         stats = _StepStats()
@@ -349,6 +406,7 @@ class Runner:
             result.steps,
             result.answer,
             result.detail,
+            start,
             result.device_state or sim.state,
         )
         return _outcome(run, ending, path, started, stats, error=policy.failure)
@@ -361,6 +419,8 @@ class Runner:
             "policy": run.policy.label,
             "guards": run.guards,
         }
+        if run.given is not None:
+            settings["goal_set"] = run.given.goal_set
         if detour is not None:
             settings["detour"] = detour.describe()
         if run.policy.kind == "llm":
@@ -377,10 +437,12 @@ def _outcome(
     error: str | None = None,
 ) -> EpisodeOutcome:
     task = run.task
+    side_effects = task.side_effects(ending.start, ending.state, run.seed) if ending.state else []
     success = (
         error is None
         and ending.stop == "completed"
         and task.success(ending.state, run.seed, ending.answer)
+        and not side_effects
     )
     return EpisodeOutcome(
         task=task.name,
@@ -388,6 +450,9 @@ def _outcome(
         family=task.family,
         seed=run.seed,
         phrasing=run.phrasing,
+        goal=run.goal,
+        goal_set=run.given.goal_set if run.given else None,
+        wording=run.wording,
         detour=run.detour,
         policy=run.policy.label,
         guards=run.guards,
@@ -396,6 +461,8 @@ def _outcome(
         stop_reason="crashed" if error is not None and ending.steps == 0 else ending.stop,
         answer=ending.answer,
         detail=ending.detail,
+        side_effects=side_effects,
+        refused_completions=stats.refused_completions,
         error=error,
         trajectory=str(path),
         duration_s=round(time.monotonic() - started, 3),
@@ -403,6 +470,13 @@ def _outcome(
         prompt_tokens=stats.prompt_tokens,
         completion_tokens=stats.completion_tokens,
     )
+
+
+def recorded_replies(recordings: Recordings, run: Run) -> list[ModelReply] | None:
+    """The recorded replies `run` replays: those of its task, seed and phrasing, else of its
+    goal; a given goal is found by its words alone."""
+    phrasing = None if run.given is not None else run.phrasing
+    return recordings.replies(run.task.name, run.seed, phrasing, run.goal)
 
 
 # --- the suite --------------------------------------------------------------------------------

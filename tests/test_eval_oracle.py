@@ -45,8 +45,11 @@ def test_eval_writes_the_report_and_trajectories(
         "episodes": 2,
         "successes": 2,
         "success_rate": 1.0,
+        "false_completions": 0,
+        "side_effects": 0,
         "mean_steps": 5.0,
     }
+    assert (summary["false_completions"], summary["side_effects"]) == (0, 0)
     first = report["results"][0]
     assert set(first) >= {
         "task",
@@ -57,6 +60,9 @@ def test_eval_writes_the_report_and_trajectories(
         "steps",
         "stop_reason",
         "trajectory",
+        "goal",
+        "side_effects",
+        "refused_completions",
     }
     records = read_trajectory(Path(first["trajectory"]))
     assert isinstance(records[0], EpisodeRecord) and isinstance(records[-1], EndRecord)

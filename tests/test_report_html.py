@@ -74,6 +74,8 @@ def test_eval_html_has_the_summary_and_every_episode(tmp_path: Path) -> None:
     # the same tables as the terminal and the Markdown of `eval --guards both`
     assert "<th>turned into success</th>" in page and "<th>mean steps off → on</th>" in page
     assert "<th>model s/step p50</th><th>p90</th>" in page
+    assert "<th>false completions</th><th>side effects</th><th>refused completions</th>" in page
+    assert "<th>false completions off → on</th>" in page
     assert "self_undo" in page or "Wi-Fi is now on as asked" in page
     again = tmp_path / "again.html"
     assert main(["report", str(tmp_path / "run"), "--html", str(again)]) == 0

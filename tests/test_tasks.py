@@ -120,6 +120,7 @@ def test_oracle_succeeds_through_the_guarded_loop(
     outcome = runner.run(Run(task, 1, PolicySpec(kind="oracle"), True, phrasing))
     assert outcome.error is None, outcome.error
     assert outcome.stop_reason == "completed", outcome.detail
+    assert outcome.side_effects == []
     assert outcome.success
     assert outcome.steps <= task.max_steps
 

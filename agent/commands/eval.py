@@ -19,6 +19,8 @@ from devices.errors import UsageError
 
 if TYPE_CHECKING:
     from agent.model_client import ClientSettings
+    from evals.policies import PolicySpec
+    from evals.runner import Run
 
 RUNS_DIR = Path("runs")
 
@@ -29,7 +31,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="run a task suite with a policy and score it",
         description=(
             "Run a task suite and score every episode on the device state. A task counts "
-            "only when the agent declared it done."
+            "only when the agent declared it done and nothing outside the task's scope "
+            "changed (side effects)."
         ),
     )
     parser.add_argument("--suite", choices=["sim", "androidworld"], default="sim")
@@ -51,11 +54,22 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument(
         "--phrasing",
-        default="0",
         metavar="N|held-out|all",
         help=(
             "which goal phrasing each task is given: its N-th, its held-out one (the last, "
             "kept out of training data) or every one (default 0)"
+        ),
+    )
+    parser.add_argument(
+        "--goals",
+        type=Path,
+        action="append",
+        metavar="FILE",
+        help=(
+            'goals in any words: a JSON Lines file of {"task": NAME, "seed": N, "goal": TEXT}, '
+            "each line played from that task's start for that seed and judged by its check, "
+            "with TEXT as the goal; results are grouped by the file's name (repeatable; "
+            "instead of --phrasing and --runs; --tasks picks among the lines)"
         ),
     )
     parser.add_argument(
@@ -67,7 +81,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         ),
     )
     parser.add_argument(
-        "--runs", type=positive_int, default=1, metavar="N", help="seeds per task (0..N-1)"
+        "--runs", type=positive_int, metavar="N", help="seeds per task (0..N-1; default 1)"
     )
     parser.add_argument(
         "--parallel",
@@ -151,6 +165,8 @@ def _handle_eval(args: argparse.Namespace) -> int:
     if used or args.perform_emulator_setup:
         flag = "--" + (used[0] if used else "perform_emulator_setup").replace("_", "-")
         raise UsageError(f"eval: {flag} applies to --suite androidworld only")
+    if args.goals and args.export_demos is not None:
+        raise UsageError("eval: --goals and --export-demos do not go together")
     if args.export_demos is not None:
         return _export_demos(args)
     return _eval_sim(args)
@@ -239,6 +255,8 @@ def _export_corrections(
 
 
 def _eval_androidworld(args: argparse.Namespace) -> int:
+    if args.goals:
+        raise UsageError("eval: --goals applies to --suite sim only")
     if args.policy != "llm":
         raise UsageError("eval --suite androidworld: only --policy llm runs there")
     if args.guards == "both":
@@ -267,21 +285,10 @@ def _eval_sim(args: argparse.Namespace) -> int:
     from evals.display import SuiteProgress, print_report
     from evals.policies import Recordings, parse_policy
     from evals.results import ResultStore, build_report, guard_effect_markdown, write_report
-    from evals.runner import (
-        EvalSettings,
-        Runner,
-        parse_phrasing,
-        plan_runs,
-        run_suite,
-        select_tasks,
-    )
+    from evals.runner import EvalSettings, Runner, recorded_replies, run_suite
 
     policies = parse_policy(args.policy)
-    tasks = select_tasks(args.tasks)
-    guards = {"on": [True], "off": [False], "both": [True, False]}[args.guards]
-    runs = plan_runs(
-        tasks, args.runs, policies, guards, parse_phrasing(args.phrasing), detour=args.detour
-    )
+    runs = _planned_runs(args, policies)
     client_settings = model_client_settings(args)
     settings = EvalSettings(
         max_steps=args.max_steps,
@@ -292,7 +299,7 @@ def _eval_sim(args: argparse.Namespace) -> int:
     recordings = None
     if policies[0].kind == "replay":
         recordings = Recordings.load(Path(policies[0].argument or ""))
-        runs = [r for r in runs if recordings.replies(r.task.name, r.seed, r.phrasing, r.goal)]
+        runs = [r for r in runs if recorded_replies(recordings, r)]
         if not runs:
             raise UsageError("eval: no recording matches the selected tasks and seeds")
     client, model_name = (
@@ -350,6 +357,30 @@ def _eval_sim(args: argparse.Namespace) -> int:
         )
         return 1
     return 0
+
+
+def _planned_runs(args: argparse.Namespace, policies: list[PolicySpec]) -> list[Run]:
+    """The runs the options ask for: every selected task's phrasings and seeds, or the lines
+    of the --goals files whose tasks --tasks selects."""
+    from evals.runner import parse_phrasing, plan_given_goals, plan_runs, select_tasks
+
+    tasks = select_tasks(args.tasks)
+    guards = {"on": [True], "off": [False], "both": [True, False]}[args.guards]
+    if not args.goals:
+        phrasing = parse_phrasing(args.phrasing or "0")
+        return plan_runs(tasks, args.runs or 1, policies, guards, phrasing, detour=args.detour)
+    if args.phrasing is not None:
+        raise UsageError("eval: --phrasing does not go with --goals, which gives every goal")
+    if args.runs is not None:
+        raise UsageError("eval: --runs does not go with --goals, whose lines name their seeds")
+    from evals.goal_files import load_goal_files
+    from simulator.tasks import TASKS_BY_NAME
+
+    selected = {task.name for task in tasks}
+    given = [g for g in load_goal_files(args.goals, TASKS_BY_NAME) if g.task.name in selected]
+    if not given:
+        raise UsageError("eval: no line of the --goals file(s) is for a task --tasks selects")
+    return plan_given_goals(given, policies, guards, detour=args.detour)
 
 
 def _run_dir(args: argparse.Namespace) -> Path:
