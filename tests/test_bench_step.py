@@ -109,7 +109,7 @@ def test_each_mode_starts_cold_and_its_episodes_share_the_system_prompt() -> Non
 
 
 def test_a_short_episode_is_followed_by_another_until_the_steps_are_collected() -> None:
-    done = call("task_complete", success=True)
+    done = call("task_complete", success=False)  # a success claim there would be refused
     with ScriptedServer([WIFI_PLAN[0], done, WIFI_PLAN[0], done]) as server:
         report = step.run_step_bench(
             ClientSettings(base_url=server.base_url), steps=3, modes=("off",)

@@ -32,7 +32,8 @@ def test_a_model_that_never_says_done_is_taught_to_say_it_once_the_task_is_done(
     tmp_path: Path,
 ) -> None:
     task = TASKS_BY_NAME["SystemWifiTurnOn"]
-    episode = plan_demo_episodes([task], [123])[0]
+    # a phrasing the guards do not read as a switch goal: nothing completes the task for it
+    episode = plan_demo_episodes([task], [125])[0]
     result = record_corrections(episode, FaultyPolicy(task, 123, "never-complete"), tmp_path)
     assert not result.solved
     # from the screen where Wi-Fi is on, the shortest way on is to say so, at every such step
@@ -93,8 +94,9 @@ def test_the_export_command_writes_the_oracles_label_where_the_model_gave_up_too
     from agent.cli import main
 
     path = tmp_path / "corrections.jsonl"
-    # the model opens Settings and calls the task done with Wi-Fi still off
-    with ScriptedServer([call("open_app", name="Settings"), call("task_complete")]) as server:
+    # the model opens Settings and gives up with Wi-Fi still off
+    give_up = call("task_complete", success=False)
+    with ScriptedServer([call("open_app", name="Settings"), give_up]) as server:
         code = main(
             [
                 "eval", "--suite", "sim", "--policy", "llm", "--base-url", server.base_url,
