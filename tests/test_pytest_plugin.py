@@ -1,5 +1,5 @@
 """The pytest plugin users get by installing phone-agent: its fixtures, its cost at start-up,
-and the README's example test run as a user would run it."""
+and the example tests of the README and docs/simulator.md run as a user would run them."""
 
 from __future__ import annotations
 
@@ -20,7 +20,8 @@ from evals.pytest_plugin import AdbEndpoint, RunAgent, StartScriptedModel
 from evals.scripted_model import SCRIPT_FAILED, call, index_of, screen_lines, tap, text
 from simulator import Simulator
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+REPO = Path(__file__).resolve().parents[1]
+EXAMPLE_SECTION = "## Testing your agent with pytest"
 TO_WIFI = [
     call("open_app", name="Settings"),
     tap("Network & internet"),
@@ -45,18 +46,22 @@ def run_pytest_in(directory: Path, *options: str) -> subprocess.CompletedProcess
     )
 
 
-def readme_example() -> str:
-    section = README.read_text(encoding="utf-8").partition("## Testing your agent with pytest")[2]
+def documented_example(document: str) -> str:
+    """The first python block of the document's section on testing with pytest."""
+    section = (REPO / document).read_text(encoding="utf-8").partition(EXAMPLE_SECTION)[2]
     block = re.search(r"```python\n(.*?)```", section.partition("\n## ")[0], re.DOTALL)
-    assert block, "the README's pytest section has no python example"
+    assert block, f"{document}'s pytest section has no python example"
     return block[1]
 
 
-def test_the_readme_example_passes_in_a_fresh_directory(tmp_path: Path) -> None:
-    (tmp_path / "test_my_agent.py").write_text(readme_example(), encoding="utf-8")
+@pytest.mark.parametrize("document", ["README.md", "docs/simulator.md"])
+def test_the_documented_example_passes_in_a_fresh_directory(tmp_path: Path, document: str) -> None:
+    example = documented_example(document)
+    (tmp_path / "test_my_agent.py").write_text(example, encoding="utf-8")
     finished = run_pytest_in(tmp_path, "--strict-markers")
     assert finished.returncode == 0, finished.stdout + finished.stderr
-    assert re.search(r"\b3 passed\b", finished.stdout), finished.stdout
+    tests = len(re.findall(r"^def test_", example, re.MULTILINE))
+    assert re.search(rf"\b{tests} passed\b", finished.stdout), finished.stdout
 
 
 def test_servers_are_stopped_after_the_test_that_started_them(tmp_path: Path) -> None:
