@@ -203,6 +203,15 @@ class Run:
         return self.given.text if self.given else self.task.goal(self.seed, self.phrasing)
 
     @property
+    def request(self) -> str:
+        """What the simulated user asked for, as far as approving a risky step goes: the goal,
+        and for a goal given in other words the task's first phrasing too (whoever wrote it
+        meant that task: "trash the note" approves Delete)."""
+        if self.given is None:
+            return self.goal
+        return f"{self.goal}\n{self.task.goal(self.seed)}"
+
+    @property
     def wording(self) -> str:
         if self.given is not None:
             return self.given.goal_set
@@ -395,7 +404,7 @@ class Runner:
                 think_when_unsure=self.settings.think_when_unsure,
             ),
             path,
-            confirm=goal_confirmation(goal),
+            confirm=goal_confirmation(run.request),
             observer=stats,
             model_name=self.model_name if run.policy.kind == "llm" else run.policy.label,
             policy_settings=self._recorded_settings(run, detour),

@@ -170,3 +170,11 @@ def test_files_are_named_by_their_stems_which_must_differ(
     missing = tmp_path / "missing.jsonl"
     assert main(["eval", "--policy", "oracle", "--goals", str(missing)]) == 2
     assert "cannot read it" in capsys.readouterr().err
+
+
+def test_the_user_approves_what_the_task_asks_in_whatever_words(tmp_path: Path) -> None:
+    # "trash" names no risky word; whoever wrote it meant the task: the note is deleted
+    note = TASKS_BY_NAME["MarkorDeleteNote"].params(3)["file_name"]
+    goals = goal_file(tmp_path, {"task": "MarkorDeleteNote", "seed": 3, "goal": f"trash {note}"})
+    report = eval_report(tmp_path, "--policy", "oracle", "--goals", str(goals))
+    assert report["results"][0]["success"]
