@@ -217,6 +217,63 @@ def test_connections_beyond_the_limit_are_refused(phone: FakePhone) -> None:
         first.close()
 
 
+# --- ports on the phone and forwards to them ------------------------------------------------
+
+
+def echo_service(sock: socket.socket) -> None:
+    """A program on the phone that answers every line with the line in capitals."""
+    while data := sock.recv(4096):
+        sock.sendall(data.upper())
+
+
+def test_a_tcp_connection_reaches_what_listens_on_the_phone(
+    server: AdbServer, adb_device: adbutils.AdbDevice
+) -> None:
+    with pytest.raises(adbutils.AdbError, match="closed"):
+        adb_device.create_connection(adbutils.Network.TCP, 7100)  # nothing listens yet
+    server.session("emulator-5554").ports.listen(7100, echo_service)
+    with adb_device.create_connection(adbutils.Network.TCP, 7100) as sock:
+        sock.sendall(b"hello phone\n")
+        assert sock.recv(64) == b"HELLO PHONE\n"
+    with adb_device.open_transport() as connection:
+        connection.send_command("tcp:10.0.0.1:7100")
+        with pytest.raises(adbutils.AdbError, match="its own ports only"):
+            connection.check_okay()
+
+
+def test_forwards_carry_local_connections_to_the_phone(
+    server: AdbServer, adb_device: adbutils.AdbDevice
+) -> None:
+    server.session("emulator-5554").ports.listen(7100, echo_service)
+    local = adb_device.forward_port(7100)
+    assert [(f.serial, f.local, f.remote) for f in adb_device.forward_list()] == [
+        ("emulator-5554", f"tcp:{local}", "tcp:7100")
+    ]
+    assert adb_device.forward_port(7100) == local  # found, not forwarded twice
+    with socket.create_connection(("127.0.0.1", local)) as sock:
+        sock.sendall(b"over the forward")
+        assert sock.recv(64) == b"OVER THE FORWARD"
+    with pytest.raises(adbutils.AdbError, match="cannot rebind"):
+        adb_device.forward(f"tcp:{local}", "tcp:7200", norebind=True)
+    adb_device.forward(f"tcp:{local}", "tcp:7200")  # rebinds to a port nothing listens on
+    with socket.create_connection(("127.0.0.1", local)) as sock:
+        assert sock.recv(64) == b""  # closed at once, as adb closes it
+    with pytest.raises(adbutils.AdbError, match="tcp: ports only"):
+        adb_device.forward("tcp:0", "localabstract:scrcpy")
+    adb_device.forward_remove_all()
+    assert adb_device.forward_list() == []
+    with pytest.raises(OSError):
+        socket.create_connection(("127.0.0.1", local), timeout=1)
+
+
+def test_stopping_the_server_removes_its_forwards(phone: FakePhone) -> None:
+    with AdbServer([phone]) as server:
+        device = adbutils.AdbClient(host="127.0.0.1", port=server.port).device("emulator-5554")
+        local = device.forward_port(7100)
+    with pytest.raises(OSError):
+        socket.create_connection(("127.0.0.1", local), timeout=1)
+
+
 # --- the shell ------------------------------------------------------------------------------
 
 
@@ -240,6 +297,12 @@ def test_connections_beyond_the_limit_are_refused(phone: FakePhone) -> None:
         ("echo nomatch*", "nomatch*\n"),
         ("echo ''", "\n"),
         ("! false && echo negated", "negated\n"),
+        ("echo abc | md5sum", "0bee89b07a248e27c83fc3d5951213c1  -\n"),
+        (
+            "echo hi > /sdcard/h; toybox md5sum /sdcard/h",
+            "764efa883dda1e11db47671c4a3bbd9e  /sdcard/h\n",
+        ),
+        ("toybox md5sum /sdcard/none || echo $?", "1\n"),
     ],
 )
 def test_shell_follows_posix_rules(
@@ -448,6 +511,16 @@ def test_real_adb_client_drives_the_server(
     assert adb_run("push", str(tmp_path / "up.txt"), "/sdcard/up.txt").returncode == 0
     assert adb_run("pull", "/sdcard/up.txt", str(tmp_path / "down.txt")).returncode == 0
     assert (tmp_path / "down.txt").read_bytes() == b"pushed by adb\n"
+    server.session("emulator-5554").ports.listen(7100, echo_service)
+    forwarded = adb_run("forward", "tcp:0", "tcp:7100")
+    assert forwarded.returncode == 0, forwarded.stderr
+    local = int(forwarded.stdout)
+    assert f"emulator-5554 tcp:{local} tcp:7100".encode() in adb_run("forward", "--list").stdout
+    with socket.create_connection(("127.0.0.1", local)) as sock:
+        sock.sendall(b"via adb forward")
+        assert sock.recv(64) == b"VIA ADB FORWARD"
+    assert adb_run("forward", "--remove", f"tcp:{local}").returncode == 0
+    assert b"tcp:7100" not in adb_run("forward", "--list").stdout
 
 
 # --- the command line -----------------------------------------------------------------------

@@ -2,7 +2,8 @@
 
 `AdbServer` speaks the protocol of the ADB server (what adbutils and the `adb` binary talk to);
 each served phone runs `adb shell` command lines through a small POSIX shell against the
-shell builtins and Android services that `simulator.adbd.android` puts together.
+shell builtins and Android services that `simulator.adbd.android` puts together, and the UI
+automation server uiautomator2 ships when a client starts it (`uiautomator_server`).
 
 The names below load on first use, so that listing the `sim` commands stays fast.
 """
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
     from simulator.adbd.phone import ServedPhone
     from simulator.adbd.screen import DumpFault
     from simulator.adbd.server import AdbServer
+    from simulator.adbd.uiautomator_server import UiAutomationOptions
 
 _HOMES = {
     "PhoneSession": "simulator.adbd.android",
@@ -29,6 +31,7 @@ _HOMES = {
     "ServedPhone": "simulator.adbd.phone",
     "DumpFault": "simulator.adbd.screen",
     "AdbServer": "simulator.adbd.server",
+    "UiAutomationOptions": "simulator.adbd.uiautomator_server",
 }
 
 __all__ = [
@@ -38,6 +41,7 @@ __all__ = [
     "DumpFault",
     "PhoneSession",
     "ServedPhone",
+    "UiAutomationOptions",
     "decode_input_text",
 ]
 

@@ -1,15 +1,16 @@
 """The shell's own commands on a served phone, as Android's toybox answers them: `cat`, `echo`,
-`ls`, `mkdir`, `rm`, `sh -c`, `sleep`, `true` and `false`."""
+`ls`, `md5sum`, `mkdir`, `rm`, `sh -c`, `sleep`, `true` and `false`, each also as `toybox NAME`."""
 
 from __future__ import annotations
 
+import hashlib
 import threading
 import time
 from collections.abc import Callable
 
 from simulator.adbd.files import MemoryFiles
 from simulator.adbd.memory import ByteBudget
-from simulator.adbd.sh import CommandFunction, Invocation, Shell
+from simulator.adbd.sh import Caller, CommandFunction, Invocation, Shell
 
 MAX_SLEEP_S = 5.0  # one `sleep`; a served phone never hangs a client for long
 
@@ -21,24 +22,58 @@ class ShellBuiltins:
         self,
         files: MemoryFiles,
         phone_lock: threading.Lock,
-        new_shell: Callable[[ByteBudget], Shell],
+        new_shell: Callable[[ByteBudget, Caller | None], Shell],
     ) -> None:
         self._files = files
         self._phone_lock = phone_lock
         self._new_shell = new_shell
 
     def commands(self) -> dict[str, CommandFunction]:
+        return {**self._applets(), "sh": self._sh, "toybox": self._toybox}
+
+    def _applets(self) -> dict[str, CommandFunction]:
+        """The commands toybox itself provides (`toybox NAME` runs them too)."""
         return {
             "cat": self._cat,
             "echo": self._echo,
             "false": lambda invocation: 1,
             "ls": self._ls,
+            "md5sum": self._md5sum,
             "mkdir": self._mkdir,
             "rm": self._rm,
-            "sh": self._sh,
             "sleep": self._sleep,
             "true": lambda invocation: 0,
         }
+
+    def _toybox(self, invocation: Invocation) -> int:
+        applets = self._applets()
+        if len(invocation.argv) < 2:
+            invocation.out(" ".join(sorted(applets)) + "\n")
+            return 0
+        applet = applets.get(invocation.argv[1])
+        if applet is None:
+            invocation.err(f"toybox: Unknown command {invocation.argv[1]}\n")
+            return 1
+        invocation.argv = invocation.argv[1:]
+        return applet(invocation)
+
+    def _md5sum(self, invocation: Invocation) -> int:
+        paths = [arg for arg in invocation.argv[1:] if not arg.startswith("-")]
+        if not paths:
+            invocation.out(
+                f"{hashlib.md5(invocation.stdin, usedforsecurity=False).hexdigest()}  -\n"
+            )
+            return 0
+        status = 0
+        for path in paths:
+            try:
+                digest = hashlib.md5(self._files.read(path), usedforsecurity=False).hexdigest()
+            except OSError as exc:
+                invocation.err(f"md5sum: {path}: {exc.strerror}\n")
+                status = 1
+            else:
+                invocation.out(f"{digest}  {path}\n")
+        return status
 
     def _cat(self, invocation: Invocation) -> int:
         status = 0
@@ -101,7 +136,7 @@ class ShellBuiltins:
         if len(args) < 2 or args[0] != "-c":
             invocation.err("sh: only `sh -c COMMAND` runs on this phone\n")
             return 2
-        return self._new_shell(invocation.budget).run_into(
+        return self._new_shell(invocation.budget, invocation.caller).run_into(
             args[1], invocation.stdout, invocation.stderr
         )
 

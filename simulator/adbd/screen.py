@@ -4,7 +4,7 @@ dump fails when a test asks for them."""
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from enum import StrEnum
 
 from devices import DeviceError
@@ -14,6 +14,16 @@ from simulator.adbd.png import draw_outlines
 from simulator.adbd.sh import CommandFunction, Invocation
 
 IDLE_STATE_ERROR = "ERROR: could not get idle state."
+XML_DECLARATION = "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>"
+UI_AUTOMATION_TAKEN = (
+    "java.lang.IllegalStateException: UiAutomationService "
+    "android.accessibilityservice.IAccessibilityServiceClient$Stub$Proxy@5e1d4a2already registered!"
+)
+
+
+def with_declaration(xml: str) -> str:
+    """The XML as the phone's tools write it: with the declaration uiautomator starts with."""
+    return xml if xml.startswith("<?xml") else XML_DECLARATION + xml
 
 
 class DumpFault(StrEnum):
@@ -30,11 +40,16 @@ class ScreenCapture:
     """The commands that read the screen, and the dump faults waiting for the next dumps."""
 
     def __init__(
-        self, phone: ServedPhone, files: MemoryFiles, dump_faults: Iterable[DumpFault]
+        self,
+        phone: ServedPhone,
+        files: MemoryFiles,
+        dump_faults: Iterable[DumpFault],
+        ui_automation_busy: Callable[[], bool],
     ) -> None:
         self._phone = phone
         self._files = files
         self._dump_faults: deque[DumpFault] = deque(dump_faults)
+        self._ui_automation_busy = ui_automation_busy
 
     def commands(self) -> dict[str, CommandFunction]:
         return {"uiautomator": self._uiautomator, "screencap": self._screencap}
@@ -48,6 +63,10 @@ class ScreenCapture:
             invocation.err(
                 "Usage: uiautomator <subcommand> [options]\n  dump [--compressed] [file]\n"
             )
+            return 1
+        if self._ui_automation_busy():
+            # Android registers one UiAutomation at a time: a running server keeps dump out.
+            invocation.err(f"{UI_AUTOMATION_TAKEN}\n")
             return 1
         paths = [arg for arg in args[1:] if not arg.startswith("--")]
         path = paths[0] if paths else "/sdcard/window_dump.xml"
@@ -65,9 +84,7 @@ class ScreenCapture:
             message = str(exc) if str(exc).startswith("ERROR:") else IDLE_STATE_ERROR
             invocation.out(message + "\n")
             return 0
-        if not xml.startswith("<?xml"):
-            xml = "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>" + xml
-        data = xml.encode()
+        data = with_declaration(xml).encode()
         if fault is DumpFault.EMPTY:
             data = b""
         elif fault is DumpFault.TRUNCATED:

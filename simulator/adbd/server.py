@@ -2,10 +2,15 @@
 
 A client (adbutils, the real `adb` binary) connects as it would to the ADB server on port 5037:
 each request is four hex digits of length and the request; replies are `OKAY`, or `FAIL` and a
-length-prefixed message. Host requests list and select devices; after a transport is selected
-the same connection carries one device service: `shell:` (raw), `shell,v2,...:` (framed
-stdout/stderr/exit packets), `exec:` (raw) or `sync:` (file transfer). See the protocol notes in
-AOSP `packages/modules/adb/{OVERVIEW,SERVICES,SYNC}.TXT`.
+length-prefixed message. Host requests list and select devices and manage port forwards
+(`forward:`, `killforward:`, `list-forward`, see `forwards`); after a transport is selected the
+same connection carries one device service: `shell:` (raw), `shell,v2,...:` (framed
+stdout/stderr/exit packets), `exec:` (raw), `sync:` (file transfer) or `tcp:PORT` (a stream to
+a port a program on the phone listens on). See the protocol notes in AOSP
+`packages/modules/adb/{OVERVIEW,SERVICES,SYNC}.TXT`.
+
+A shell command line that starts a server (`app_process`) runs until the client hangs up, as
+on a phone, while the phone keeps answering other connections.
 
 The server is threaded (one thread per connection, at most `max_connections`), binds only to
 127.0.0.1 by default, and `stop()` closes every open connection. Its memory is bounded: each
@@ -20,15 +25,17 @@ import socket
 import socketserver
 import struct
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from simulator.adbd.android import PhoneSession
 from simulator.adbd.files import MAX_FILE_BYTES
+from simulator.adbd.forwards import ForwardError, PortForwards
 from simulator.adbd.memory import MIB, BudgetExceeded, ByteBudget, MemoryPool
 from simulator.adbd.phone import ServedPhone
 from simulator.adbd.screen import DumpFault
 from simulator.adbd.sh import MAX_COMMAND_BYTES
+from simulator.adbd.uiautomator_server import UiAutomationOptions
 
 SERVER_VERSION = 41  # what adb 1.0.41 clients expect; older numbers make them restart the server
 DEVICE_FEATURES = "shell_v2,cmd"
@@ -93,6 +100,9 @@ class _Connection:
     def send(self, data: bytes) -> None:
         self.sock.sendall(data)
 
+    def hangup_watch(self) -> _HangupWatch:
+        return _HangupWatch(self.sock)
+
     def finish(self) -> None:
         """Close after the client has read everything: shut our side, drain theirs.
 
@@ -104,6 +114,35 @@ class _Connection:
             self.sock.settimeout(2.0)
             while self.sock.recv(4096):
                 pass
+
+
+class _HangupWatch:
+    """The client of a shell connection, watched for hanging up once a program asks (the
+    `Caller` a long-running program waits on); what the client sends meanwhile is dropped."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self._sock = sock
+        self._gone = threading.Event()
+        self._watching = False
+        self._lock = threading.Lock()
+
+    def wait_for_hangup(self, timeout: float) -> bool:
+        with self._lock:
+            if not self._watching:
+                self._watching = True
+                threading.Thread(target=self._watch, name="adb-shell-client", daemon=True).start()
+        return self._gone.wait(timeout)
+
+    def _watch(self) -> None:
+        while True:
+            try:
+                if not self._sock.recv(4096):
+                    break
+            except TimeoutError:
+                continue  # a quiet client is still there
+            except OSError:
+                break
+        self._gone.set()
 
 
 class AdbServer:
@@ -119,6 +158,7 @@ class AdbServer:
         memory_limit: int = MEMORY_LIMIT_BYTES,
         dump_faults: Mapping[str, Iterable[DumpFault]] | None = None,
         shell_v2: bool = True,
+        ui_automation: UiAutomationOptions | None = None,
     ) -> None:
         faults = dump_faults or {}
         # Phones before Android 7 lack the v2 shell; clients then fall back to raw `shell:`.
@@ -127,7 +167,9 @@ class AdbServer:
         for phone in phones:
             if phone.serial in self.sessions:
                 raise ValueError(f"two phones share the serial {phone.serial!r}")
-            self.sessions[phone.serial] = PhoneSession(phone, faults.get(phone.serial, ()))
+            self.sessions[phone.serial] = PhoneSession(
+                phone, faults.get(phone.serial, ()), ui_automation
+            )
         self._transport_ids = {serial: number for number, serial in enumerate(self.sessions, 1)}
         self._slots = threading.BoundedSemaphore(max_connections)
         self.memory = MemoryPool(memory_limit)
@@ -149,6 +191,7 @@ class AdbServer:
             block_on_close = True
 
         self._server = Server((host, port), Handler, bind_and_activate=True)
+        self.forwards = PortForwards(host, self._forwarded)
 
     @property
     def address(self) -> tuple[str, int]:
@@ -183,6 +226,7 @@ class AdbServer:
         self._stopped.set()
         if self._serving.is_set():
             self._server.shutdown()
+        self.forwards.remove_all()
         with self._open_lock:
             for sock in self._open:
                 with contextlib.suppress(OSError):
@@ -202,9 +246,21 @@ class AdbServer:
 
     def _handle(self, sock: socket.socket) -> None:
         connection = _Connection(sock)
+        self._hold(sock, lambda: self._serve_connection(connection), _fail("too many connections"))
+
+    def _forwarded(self, serial: str, port: int, sock: socket.socket) -> None:
+        """A connection to a forwarded local port: carried to the phone's `port`, or closed
+        when nothing listens there."""
+        session = self.sessions.get(serial)
+        service = session.ports.service(port) if session is not None else None
+        if service is not None:
+            self._hold(sock, lambda: service(sock), b"")
+
+    def _hold(self, sock: socket.socket, serve: Callable[[], None], refusal: bytes) -> None:
+        """Serve one client connection within the server's limits, and let stop() close it."""
         if not self._slots.acquire(timeout=SLOT_WAIT_S):
             with contextlib.suppress(OSError):
-                connection.send(_fail("too many connections"))
+                sock.sendall(refusal)
             return
         with self._open_lock:
             if self._stopped.is_set():
@@ -214,7 +270,10 @@ class AdbServer:
             self._open.add(sock)
         try:
             sock.settimeout(IDLE_TIMEOUT_S)
-            self._serve_connection(connection)
+            # Replies are written whole; Nagle's wait for an ACK would only add latency (adb
+            # turns it off on its sockets too).
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            serve()
         except (OSError, ProtocolError):
             pass  # the client went away or spoke nonsense; nothing to answer
         finally:
@@ -298,6 +357,11 @@ class AdbServer:
         elif command.startswith("wait-for-"):
             _, error = self._select(scope)
             connection.send(_fail(error) if error else _okay() + _okay())
+        elif command == "list-forward":
+            selected = None if scope == "any" else self._select(scope)[0]
+            connection.send(_okay(self.forwards.listing(selected.serial if selected else None)))
+        elif command.startswith(("forward:", "killforward:")) or command == "killforward-all":
+            self._forward_request(connection, scope, command)
         else:
             session, error = self._select(scope)
             if session is None:
@@ -308,13 +372,40 @@ class AdbServer:
                 "get-state": "device",
                 "get-serialno": session.serial,
                 "get-devpath": "unknown",
-                "list-forward": "",
             }
             if command in answers:
                 connection.send(_okay(answers[command]))
             else:
                 connection.send(_fail(f"unsupported host service: {command}"))
         return None
+
+    def _forward_request(self, connection: _Connection, scope: str, command: str) -> None:
+        """`forward:[norebind:]LOCAL;REMOTE`, `killforward:LOCAL`, `killforward-all`: on
+        success adb answers OKAY twice (the transport, then the request), then the port a
+        `tcp:0` listener got."""
+        session, error = self._select(scope)
+        if session is None:
+            connection.send(_fail(error))
+            return
+        port_reply = b""
+        try:
+            if command == "killforward-all":
+                self.forwards.remove_all()
+            elif command.startswith("killforward:"):
+                self.forwards.remove(command[len("killforward:") :])
+            else:
+                spec = command[len("forward:") :]
+                rebind = not spec.startswith("norebind:")
+                local, separator, remote = spec.removeprefix("norebind:").partition(";")
+                if not separator:
+                    raise ForwardError(f"bad forward: {spec}")
+                port = self.forwards.add(session.serial, local, remote, rebind)
+                if local == "tcp:0":
+                    port_reply = _block(str(port))
+        except ForwardError as exc:
+            connection.send(_fail(str(exc)))
+            return
+        connection.send(_okay() + _okay() + port_reply)
 
     def _select_transport(
         self, connection: _Connection, scope: str, command: str
@@ -355,6 +446,10 @@ class AdbServer:
     # --- device services ----------------------------------------------------------------
 
     def _device_request(self, connection: _Connection, session: PhoneSession, request: str) -> None:
+        if request.startswith("host:"):
+            # The `adb` binary selects the transport, then asks its host question (`forward`).
+            self._host_request(connection, f"host-serial:{session.serial}:{request[5:]}")
+            return
         service, _, argument = request.partition(":")
         name, *options = service.split(",")
         if name == "shell":
@@ -370,8 +465,25 @@ class AdbServer:
             self._sync(connection, session)
         elif request == "features":
             connection.send(_okay(self.features))
+        elif name == "tcp":
+            self._open_port(connection, session, argument)
         else:
             connection.send(_fail(f"unsupported device service: {service}"))
+
+    @staticmethod
+    def _open_port(connection: _Connection, session: PhoneSession, address: str) -> None:
+        """`tcp:PORT` (or `tcp:localhost:PORT`): the connection becomes a stream to what a
+        program on the phone listens on; adb reports `closed` when nothing does."""
+        host, _, port = address.rpartition(":")
+        if host not in ("", "localhost", "127.0.0.1") or not port.isdigit():
+            connection.send(_fail(f"the simulated phone connects to its own ports only: {address}"))
+            return
+        service = session.ports.service(int(port))
+        if service is None:
+            connection.send(_fail("closed"))
+            return
+        connection.send(_okay())
+        service(connection.sock)
 
     def _shell(
         self, connection: _Connection, session: PhoneSession, command: str, framed: bool
@@ -380,7 +492,9 @@ class AdbServer:
         with ByteBudget(MAX_COMMAND_BYTES, self.memory) as budget:
             if command.strip():
                 # Raw services carry one stream: the program's stdout and stderr share it.
-                stdout, stderr, status = session.run(command, not framed, budget)
+                stdout, stderr, status = session.run(
+                    command, not framed, budget, connection.hangup_watch()
+                )
             else:
                 stdout, stderr, status = (
                     b"",

@@ -12,9 +12,10 @@ from simulator.adbd.sh import CommandFunction, Invocation
 class SystemSettings:
     """Settings read from the phone's state, input methods included, and its build properties."""
 
-    def __init__(self, phone: ServedPhone, input_methods: InputMethods) -> None:
+    def __init__(self, phone: ServedPhone, input_methods: InputMethods, sdk_level: int) -> None:
         self._phone = phone
         self._input_methods = input_methods
+        self._sdk_level = sdk_level
 
     def commands(self) -> dict[str, CommandFunction]:
         return {"settings": self._settings, "getprop": self._getprop}
@@ -40,7 +41,7 @@ class SystemSettings:
         state = self._phone.state
         properties = {
             "ro.build.version.release": str(state.get("android_version", "14")),
-            "ro.build.version.sdk": "34",
+            "ro.build.version.sdk": str(self._sdk_level),
             "ro.product.model": str(state.get("device_model", "Pixel 7")),
             "ro.product.manufacturer": "Google",
             "ro.serialno": self._phone.serial,

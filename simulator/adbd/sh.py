@@ -470,13 +470,25 @@ class ChargedBuffer(bytearray):
         return super().__iadd__(data)
 
 
+class Caller(Protocol):
+    """The client a command line runs for. A program that runs until it is stopped (a server)
+    ends when its client hangs up, as a phone's programs do when `adb shell` goes away."""
+
+    def wait_for_hangup(self, timeout: float) -> bool:
+        """Whether the client has gone, waiting at most `timeout` seconds to find out."""
+        ...
+
+
 @dataclass
 class Invocation:
-    """What a command sees: its arguments, its input, and where its output goes."""
+    """What a command sees: its arguments, its input and environment, where its output goes,
+    and the client it runs for (None when no client waits on it)."""
 
     argv: list[str]
     stdin: bytes
     budget: ByteBudget
+    environment: Mapping[str, str] = field(default_factory=dict)
+    caller: Caller | None = None
     stdout: ChargedBuffer = field(init=False)
     stderr: ChargedBuffer = field(init=False)
 
@@ -503,10 +515,12 @@ class Shell:
         files: FileSystem,
         environment: Mapping[str, str] | None = None,
         budget: ByteBudget | None = None,
+        caller: Caller | None = None,
     ) -> None:
         self.commands = commands
         self.files = files
         self.variables: dict[str, str] = dict(environment or {})
+        self.caller = caller
         self.status = 0
         self.budget = budget if budget is not None else ByteBudget(MAX_COMMAND_BYTES)
 
@@ -603,7 +617,13 @@ class Shell:
                 except OSError as exc:
                     stderr += f"{SHELL_NAME}: can't open {path}: {exc.strerror}\n".encode()
                     return 1
-        invocation = Invocation(argv=words, stdin=invocation_stdin, budget=self.budget)
+        invocation = Invocation(
+            argv=words,
+            stdin=invocation_stdin,
+            budget=self.budget,
+            environment={**self.variables, **values},  # `NAME=value command` sets it for one
+            caller=self.caller,
+        )
         status = self._call(invocation, depth)
         return self._deliver(
             command.redirects,
