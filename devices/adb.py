@@ -4,10 +4,9 @@ What it does about the ways ADB agents fail:
 
 - Device selection: the serial asked for (or `$ANDROID_SERIAL`), else the only phone attached;
   otherwise a DeviceError that lists the phones and says what to do about unauthorised ones.
-- Screen dumps are never stale or half-written: each dump goes to a new remote file (so whatever
-  is there was written by this dump; the tool's "dumped to" line must name it), the file is read
-  raw (`exec:`) and removed, and the XML must parse whole. "could not get idle state", "null
-  root node", empty or cut-off output are retried with backoff until a deadline, then reported.
+- The screen is read by one of `devices.screen_readers` (`uiautomator dump`, or uiautomator2's
+  on-device server, or that server falling back to the dump): never stale, never half-written.
+  Every input sent is reported to the reader, so the next read shows what it did.
 - Nothing the model produces reaches the device shell unquoted: every argument goes through
   `shlex.quote`. Text goes through `input text` (ASCII, spaces as `%s`, see devices.adb_text)
   or, for anything else, the ADB Keyboard input method (base64 broadcast), switching to it and
@@ -19,12 +18,13 @@ What it does about the ways ADB agents fail:
 from __future__ import annotations
 
 import base64
+import functools
 import os
 import re
 import shlex
 import socket
+import sys
 import time
-import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
@@ -35,12 +35,12 @@ from adbutils._adb import AdbConnection
 from devices.adb_apps import resolve_package
 from devices.adb_text import (
     FieldReading,
-    extract_hierarchy,
     focused_field,
     input_text_chunks,
     typeable_by_input_text,
 )
 from devices.base import KEYCODES, AppNotFound, DeviceError, InputNotApplied
+from devices.screen_readers import ScreenReader, ScreenReaderChoice, open_screen_reader
 
 ADB_KEYBOARD_IME = "com.android.adbkeyboard/.AdbIME"
 ADB_KEYBOARD_HELP = (
@@ -48,13 +48,13 @@ ADB_KEYBOARD_HELP = (
     "https://github.com/senzhk/ADBKeyBoard/releases, run `adb install ADBKeyBoard.apk`, then "
     f"`adb shell ime enable {ADB_KEYBOARD_IME}`"
 )
-REMOTE_DUMP_DIR = "/data/local/tmp"
 LAUNCHER_CATEGORY = "android.intent.category.LAUNCHER"
 MAX_B64_TEXT_CHUNK = 500  # characters per ADB Keyboard broadcast
 MAX_DELETES_PER_COMMAND = 100
 _KEY_MOVE_END, _KEY_DELETE, _KEY_CTRL, _KEY_A = 123, 67, 113, 29
-_DUMP_FAILURES = ("ERROR", "null root node", "Killed")
-_DUMPED_TO = re.compile(r"dumped to: (\S+)")
+# Commands that change what the screen shows (`ime` only with `set`): the reader must not answer
+# the next read with the screen from before them.
+_INPUT_COMMANDS = frozenset({"input", "am", "monkey"})
 _FOCUS = re.compile(r"mCurrentFocus=Window\{\S+ (?:u\d+ )?([A-Za-z][\w.]*)/")
 _FOCUSED_APP = re.compile(r"mFocusedApp=\S*\{\S+ (?:u\d+ )?([A-Za-z][\w.]*)/")
 _CURRENT_SIZE = re.compile(r"\bcur=(\d+)x(\d+)")
@@ -85,24 +85,49 @@ class ShellResult:
         return self.stdout + self.stderr
 
 
-class _DirectConnection(AdbConnection):
+class _PromptConnection(AdbConnection):
+    """A connection that sends each write at once. An HTTP request to the phone's UI automation
+    server leaves in two writes (headers, body): with Nagle's algorithm the second waits for
+    the first's delayed ACK, tens of milliseconds a read."""
+
+    def _create_socket(self) -> socket.socket:
+        sock: socket.socket = super()._create_socket()
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        return sock
+
+
+class _DirectConnection(_PromptConnection):
     """A connection that reports a refused server instead of starting one."""
 
     def _safe_connect(self) -> socket.socket:
         # adbutils falls back to `adb start-server`, which starts a server on the default port:
         # wrong for a server the user named elsewhere.
-        sock: socket.socket = self._create_socket()
-        return sock
+        return self._create_socket()
 
 
-class _ExplicitServerClient(adbutils.AdbClient):
-    """A client for a server at a given address: never starts a local ADB server."""
+class _Client(adbutils.AdbClient):
+    """A client whose connections send at once; at an address the user named (`explicit`) it
+    never starts a local ADB server."""
+
+    def __init__(self, host: str | None, port: int | None) -> None:
+        explicit = host is not None or port is not None
+        if explicit:
+            super().__init__(host=host or "127.0.0.1", port=port or 5037)
+        else:
+            super().__init__()  # the ADB server's address from the environment, or the default
+        self._connection_class = _DirectConnection if explicit else _PromptConnection
 
     def make_connection(self, timeout: float | None = None) -> AdbConnection:
-        connection = _DirectConnection(self.host, self.port)
+        connection = self._connection_class(self.host, self.port)
         if timeout:
             connection.conn.settimeout(timeout)
         return connection
+
+    @functools.cache  # noqa: B019  # one client per device: the cache lives as long as it
+    def server_version(self) -> int:
+        # adbutils asks before every command it sends to a phone: one round trip each time.
+        version: int = super().server_version()
+        return version
 
 
 def _quote(argv: Sequence[str | int]) -> str:
@@ -158,11 +183,12 @@ class AdbDevice:
         dump_timeout: float = 30.0,
         verify_text: bool = True,
         sleep: Callable[[float], None] = time.sleep,
+        screen_reader: ScreenReaderChoice = "dump",
+        notice: Callable[[str], None] | None = None,
     ) -> None:
-        if host is None and port is None:
-            client: adbutils.AdbClient = adbutils.AdbClient()  # may start the local ADB server
-        else:
-            client = _ExplicitServerClient(host=host or "127.0.0.1", port=port or 5037)
+        """Select the phone and start its screen reader (see `devices.screen_readers`);
+        `notice` hears the one-line reason when `auto` reads with `dump` (stderr by default)."""
+        client = _Client(host, port)  # no address: the local ADB server, started if need be
         where = f"{client.host}:{client.port}"
         self.serial = select_serial(client, serial or os.environ.get("ANDROID_SERIAL"), where)
         self.command_timeout = command_timeout
@@ -172,6 +198,18 @@ class AdbDevice:
         self._device = client.device(self.serial)
         features = self._call(self._device.get_features, "reading its features")
         self._shell_v2 = "shell_v2" in features.split(",")
+        self.screen: ScreenReader = open_screen_reader(
+            screen_reader,
+            self,
+            self._device,
+            timeout=dump_timeout,
+            sleep=sleep,
+            notice=notice or _to_stderr,
+        )
+
+    def close(self) -> None:
+        """Stop what runs on the phone for this device (the screen reader's server)."""
+        self.screen.close()
 
     # --- running commands --------------------------------------------------------------
 
@@ -185,6 +223,8 @@ class AdbDevice:
 
     def shell(self, argv: Sequence[str | int], timeout: float | None = None) -> ShellResult:
         """Run one command with every argument quoted; its output and exit status."""
+        if argv and (argv[0] in _INPUT_COMMANDS or list(argv[:2]) == ["ime", "set"]):
+            self.screen.screen_may_change()
         command = _quote(argv)
         result = self._call(
             lambda: self._device.shell2(
@@ -219,37 +259,7 @@ class AdbDevice:
     # --- the screen --------------------------------------------------------------------
 
     def dump_xml(self) -> str:
-        deadline = time.monotonic() + self.dump_timeout
-        delay, attempts = 0.25, 0
-        while True:
-            attempts += 1
-            remaining = max(deadline - time.monotonic(), 1.0)
-            try:
-                return self._dump_once(remaining)
-            except ValueError as exc:
-                problem = str(exc)
-            if time.monotonic() + delay > deadline:
-                raise DeviceError(
-                    f"could not read the screen of {self.serial} "
-                    f"({attempts} attempts in {self.dump_timeout:g}s): {problem}"
-                )
-            self._sleep(delay)
-            delay = min(delay * 2, 2.0)
-
-    def _dump_once(self, timeout: float) -> str:
-        """One dump to a new remote file; ValueError says why it should be retried."""
-        path = f"{REMOTE_DUMP_DIR}/phone-agent-{uuid.uuid4().hex}.xml"
-        report = self.shell(["uiautomator", "dump", path], timeout=timeout).output
-        # Fresh by construction: the path is new, so a file there was written by this dump. The
-        # tool's "dumped to" line, where a phone prints one, must name it.
-        named = _DUMPED_TO.findall(report)
-        if any(marker in report for marker in _DUMP_FAILURES) or any(p != path for p in named):
-            self.shell(["rm", "-f", path])
-            first_line = (report.strip().splitlines() or ["no output"])[0]
-            raise ValueError(f"uiautomator said {first_line!r}")
-        # Read and remove in one round trip; a missing file makes `cat` fail, and so the parse.
-        data = self.exec_out(["sh", "-c", f"cat {shlex.quote(path)}; rm -f {shlex.quote(path)}"])
-        return extract_hierarchy(data)
+        return self.screen.read()
 
     def screen_size(self) -> tuple[int, int]:
         displays = self._checked(["dumpsys", "window", "displays"]).stdout
@@ -449,6 +459,10 @@ class AdbDevice:
                 break
             self._sleep(0.2)
         return package
+
+
+def _to_stderr(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
 
 
 def _coordinates(x: int, y: int) -> tuple[int, int]:
