@@ -41,6 +41,7 @@ COMMAND_MODULES = (
     "agent.commands.report",
     "agent.commands.sim_screens",
     "agent.commands.bench_agent",
+    "agent.commands.bench_device",
     "agent.commands.sim_fidelity",
     "agent.commands.train",
 )

@@ -15,6 +15,7 @@ from typing import Any
 from agent.commands.arguments import positive_float, positive_int, utf8_text
 from agent.commands.device_choice import (
     add_device_arguments,
+    close_device,
     device_from_arguments,
     settle_seconds,
 )
@@ -95,6 +96,7 @@ def run_command(args: argparse.Namespace) -> int:
             view.stop()
     finally:
         client.close()
+        close_device(device)
 
     if args.json:
         print(result.model_dump_json(exclude_none=True))

@@ -54,12 +54,28 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="make the next `uiautomator dump` fail this way, in order (repeatable): "
         "idle-state, null-root, empty, truncated, no-file",
     )
+    parser.add_argument(
+        "--sdk-level",
+        type=int,
+        default=34,
+        metavar="N",
+        help="Android API level the phones report (34); from 34 the uiautomator2 server can "
+        "clear its accessibility cache",
+    )
+    parser.add_argument(
+        "--stale-reads",
+        type=int,
+        default=0,
+        metavar="N",
+        help="reads of the uiautomator2 server's hierarchy that still show the screen from "
+        "before a change, as a lagging accessibility cache does, unless it is cleared (0)",
+    )
     parser.set_defaults(handler=run_adb_server)
 
 
 def run_adb_server(args: argparse.Namespace) -> int:
     from simulator import Simulator, parse_state_assignments
-    from simulator.adbd import AdbServer, DumpFault
+    from simulator.adbd import AdbServer, DumpFault, UiAutomationOptions
 
     serials = args.serial or ["emulator-5554"]
     if len(set(serials)) != len(serials):
@@ -71,13 +87,23 @@ def run_adb_server(args: argparse.Namespace) -> int:
     except ValueError as exc:
         kinds = ", ".join(fault.value for fault in DumpFault)
         raise ServerOptionError(f"--dump-fault: {exc}; choose from {kinds}") from None
+    if not 1 <= args.sdk_level <= 99:
+        raise ServerOptionError(f"--sdk-level must be 1-99, got {args.sdk_level}")
+    if args.stale_reads < 0:
+        raise ServerOptionError(f"--stale-reads must be 0 or more, got {args.stale_reads}")
     state = parse_state_assignments(args.sim_state)
     phones = [
         Simulator(state=state, seed=args.seed, serial=serial, adb_keyboard=not args.no_adb_keyboard)
         for serial in serials
     ]
     try:
-        server = AdbServer(phones, args.host, args.port, dump_faults={serials[0]: faults})
+        server = AdbServer(
+            phones,
+            args.host,
+            args.port,
+            dump_faults={serials[0]: faults},
+            ui_automation=UiAutomationOptions(args.sdk_level, args.stale_reads),
+        )
     except OSError as exc:
         if exc.errno == errno.EADDRINUSE:
             raise ServerOptionError(
