@@ -6,6 +6,7 @@ A demonstration file is JSON Lines (optionally `.gz` or `.xz`), one decision a l
      "target": {"role": "assistant", "content": "", "tool_calls": [{"type": "function",
                 "function": {"name": "tap", "arguments": "{\"index\": 4}"}}]},
      "values": ["Ana Souza", "+55 11 91234 5678"], "goal": "Add Ana Souza to my contacts ...",
+     "names": ["contacts"],
      ...any other keys (where the decision came from) are kept and ignored here}
 
 `messages`, `tools` and `chat_template_kwargs` are the body of the chat request a client sends;
@@ -13,11 +14,12 @@ A demonstration file is JSON Lines (optionally `.gz` or `.xz`), one decision a l
 an optional `reasoning_content` is the thinking before the call); the optional `values` are the
 strings the episode's task was given, which training may disguise where the reply copies them
 (`serving.training.disguise`), and the optional `goal` is the goal the user turns show, which
-training may show with words left out (`serving.training.goal_word_dropout`). The prompt is rendered
-the way the server renders it: with the checkpoint's chat template, the tools as vLLM passes
-them to it, the generation prompt added. The completion is what the model must write after
-that prompt, taken from the same template's rendering of the assistant turn, so the tool-call
-syntax has one definition. Only completion tokens are scored.
+training may show with words left out (`serving.training.goal_word_dropout`), keeping the
+optional `names` (the goal's names of apps and settings, in whatever case it writes them)
+whole. The prompt is rendered the way the server renders it: with the checkpoint's chat
+template, the tools as vLLM passes them to it, the generation prompt added. The completion is
+what the model must write after that prompt, taken from the same template's rendering of the
+assistant turn, so the tool-call syntax has one definition. Only completion tokens are scored.
 """
 
 from __future__ import annotations

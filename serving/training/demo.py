@@ -19,6 +19,8 @@ class Demo(BaseModel):
     values: list[str] = Field(default_factory=list)
     # the goal as the user turns say it (`serving.training.goal_word_dropout` shortens it)
     goal: str | None = None
+    # the goal's names of apps and settings, which shortening keeps whatever their case
+    names: list[str] = Field(default_factory=list)
 
     @property
     def thinking(self) -> bool:

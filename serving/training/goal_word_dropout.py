@@ -9,7 +9,8 @@ that a goal's meaning rests on several words, any of which may be absent or said
 
 What is never left out: the values the task was given (names, titles, numbers: the reply may
 copy them), quoted text, words with digits, names (a capital letter other than a sentence's
-first: "Bob Chen", "Markor", "Wi-Fi") and the words that decide which way a goal goes (on, off,
+first: "Bob Chen", "Markor", "Wi-Fi"; or, in a goal written in lower case, the demonstration's
+`names`: "wifi", "pro expense") and the words that decide which way a goal goes (on, off,
 not, enable, delete, ...) or gives a value its unit (min, hours, ...): without them the same
 sentence would ask for something else, and the demonstration's reply would teach a guess. Short
 goals keep every word: with few words, each is likely the only one that names the task.
@@ -43,9 +44,9 @@ _SENTENCE_END = re.compile(r"[.?!:;]\s*$")
 _QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”|'[^']*'(?!\w)")
 
 
-def _protected_spans(goal: str, values: list[str]) -> list[tuple[int, int]]:
+def _protected_spans(goal: str, kept: list[str]) -> list[tuple[int, int]]:
     spans = [match.span() for match in _QUOTED.finditer(goal)]
-    for value in values:
+    for value in kept:
         if value:
             spans.extend(match.span() for match in re.finditer(re.escape(value), goal))
     return spans
@@ -61,9 +62,10 @@ def _is_name(goal: str, word: re.Match[str]) -> bool:
     return text[0].isupper() and not starts_sentence
 
 
-def droppable_words(goal: str, values: list[str]) -> list[re.Match[str]]:
-    """The words of `goal` that may be left out, in order."""
-    spans = _protected_spans(goal, values)
+def droppable_words(goal: str, kept: list[str]) -> list[re.Match[str]]:
+    """The words of `goal` that may be left out, in order; none of `kept` (the task's values
+    and the goal's names) loses a word."""
+    spans = _protected_spans(goal, kept)
     return [
         word
         for word in _WORD.finditer(goal)
@@ -73,9 +75,9 @@ def droppable_words(goal: str, values: list[str]) -> list[re.Match[str]]:
     ]
 
 
-def shorten(goal: str, values: list[str], rng: random.Random) -> str | None:
+def shorten(goal: str, kept: list[str], rng: random.Random) -> str | None:
     """`goal` with some of its droppable words left out, or None when it is too short."""
-    words = droppable_words(goal, values)
+    words = droppable_words(goal, kept)
     if len(words) < MIN_DROPPABLE_WORDS:
         return None
     dropped = [word for word in words if rng.random() < WORD_DROP_RATE] or [rng.choice(words)]
@@ -108,9 +110,13 @@ def _shown_goal(demo: Demo) -> str | None:
     return None
 
 
+def _kept(demo: Demo) -> list[str]:
+    return [*demo.values, *demo.names]
+
+
 def can_shorten(demo: Demo) -> bool:
     goal = _shown_goal(demo)
-    return goal is not None and len(droppable_words(goal, demo.values)) >= MIN_DROPPABLE_WORDS
+    return goal is not None and len(droppable_words(goal, _kept(demo))) >= MIN_DROPPABLE_WORDS
 
 
 def shorten_goal(demo: Demo, rng: random.Random) -> Demo | None:
@@ -119,7 +125,7 @@ def shorten_goal(demo: Demo, rng: random.Random) -> Demo | None:
     goal = _shown_goal(demo)
     if goal is None:
         return None
-    shorter = shorten(goal, demo.values, rng)
+    shorter = shorten(goal, _kept(demo), rng)
     if shorter is None:
         return None
     messages = [
