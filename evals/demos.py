@@ -9,11 +9,13 @@ Recovery: besides the task's own start, each task and seed can be played from a 
 app in front, another page, a list scrolled away; `evals.detours`), where the oracle re-plans
 from the screen it is shown and so demonstrates the way back.
 
-The split never leaks: demonstrations come only from training seeds (past `HELD_OUT_SEEDS`)
-and a task's training phrasings (never `Task.held_out_phrasing`); evaluations of a trained
-policy use held-out seeds, the held-out phrasing, or both. Only episodes the oracle finishes
-successfully are kept. Every decision is written, repeats included (a parameterless task plays
-the same decisions for every seed): how often a decision occurs is its weight in training.
+The split never leaks (`evals.splits`): demonstrations come only from training seeds (past
+`EVALUATION_SEEDS`) and a task's training phrasings (never `Task.held_out_phrasing`), and no
+demonstration's goal says a held-out or test goal, in any case, punctuation or politeness
+(`evals.splits.leaked_goal`); evaluations of a trained policy play only what training never
+saw. Only episodes the oracle finishes successfully are kept. Every decision is written,
+repeats included (a parameterless task plays the same decisions for every seed): how often a
+decision occurs is its weight in training.
 """
 
 from __future__ import annotations
@@ -37,12 +39,10 @@ from evals.detours import DETOUR_EXTRA_STEPS, start_from_detour
 from evals.goal_rewording import training_goal_template
 from evals.oracle import OraclePolicy
 from evals.runner import goal_confirmation
+from evals.splits import EVALUATION_SEEDS, TRAINING_SEEDS_START, leaked_goal
 from simulator import Simulator
 from simulator.tasks import Task
 
-# Never exported: evaluations of a trained policy play these, and `eval --runs N` plays seeds
-# 0..N-1, so a plain evaluation is a held-out one. Demonstrations come from seeds 100 and up.
-HELD_OUT_SEEDS = range(100)
 ThinkingMode = Literal["on", "off", "mixed"]
 
 
@@ -51,7 +51,7 @@ class DemoSplitError(UsageError, ValueError):
 
 
 def is_held_out(task: Task, seed: int, phrasing: int) -> bool:
-    return seed in HELD_OUT_SEEDS or phrasing == task.held_out_phrasing
+    return seed in EVALUATION_SEEDS or phrasing == task.held_out_phrasing
 
 
 @dataclass(frozen=True)
@@ -85,10 +85,11 @@ def plan_demo_episodes(
     episodes reword it; with `mixed`, thinking is on in about half the episodes (a fixed coin
     per task and seed), so a policy learns both of the client's modes."""
     seeds = list(seeds)
-    held = [seed for seed in seeds if seed in HELD_OUT_SEEDS]
+    held = [seed for seed in seeds if seed in EVALUATION_SEEDS]
     if held:
         raise DemoSplitError(
-            f"seed {held[0]} is held out for evaluation: export seeds from {HELD_OUT_SEEDS.stop} on"
+            f"seed {held[0]} is held out for evaluation: "
+            f"export seeds from {TRAINING_SEEDS_START} on"
         )
     episodes = []
     for task in tasks:
@@ -236,11 +237,17 @@ def record_episode(episode: DemoEpisode, scratch: Path) -> list[dict[str, Any]] 
 
 
 def check_split(episodes: Iterable[DemoEpisode]) -> None:
-    """Refuse any held-out episode: training files must never hold one."""
+    """Refuse any held-out episode, and any whose goal says a held-out or test goal:
+    training files must never hold one."""
     for episode in episodes:
-        if is_held_out(episode.task, episode.seed, episode.phrasing):
+        task, seed = episode.task, episode.seed
+        if is_held_out(task, seed, episode.phrasing):
+            raise DemoSplitError(f"{task.name} seed {seed} phrasing {episode.phrasing} is held out")
+        leaked = leaked_goal(task, seed, episode.goal)
+        if leaked is not None:
             raise DemoSplitError(
-                f"{episode.task.name} seed {episode.seed} phrasing {episode.phrasing} is held out"
+                f"{task.name} seed {seed}: the goal {episode.goal!r} says {leaked!r}, which is "
+                "held out for evaluation"
             )
 
 

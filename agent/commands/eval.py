@@ -73,6 +73,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         ),
     )
     parser.add_argument(
+        "--split",
+        choices=("validation", "test"),
+        help=(
+            "play a split (evals.splits): validation chooses (seeds 0-1, phrasing 0 and the "
+            "held-out one), test reports a shipped model once (seeds 50-51, both phrasings and "
+            "the goals in other people's words); instead of --runs, --phrasing and --goals"
+        ),
+    )
+    parser.add_argument(
         "--detour",
         action="store_true",
         help=(
@@ -165,8 +174,9 @@ def _handle_eval(args: argparse.Namespace) -> int:
     if used or args.perform_emulator_setup:
         flag = "--" + (used[0] if used else "perform_emulator_setup").replace("_", "-")
         raise UsageError(f"eval: {flag} applies to --suite androidworld only")
-    if args.goals and args.export_demos is not None:
-        raise UsageError("eval: --goals and --export-demos do not go together")
+    if (args.goals or args.split) and args.export_demos is not None:
+        flag = "--goals" if args.goals else "--split"
+        raise UsageError(f"eval: {flag} and --export-demos do not go together")
     if args.export_demos is not None:
         return _export_demos(args)
     return _eval_sim(args)
@@ -255,8 +265,9 @@ def _export_corrections(
 
 
 def _eval_androidworld(args: argparse.Namespace) -> int:
-    if args.goals:
-        raise UsageError("eval: --goals applies to --suite sim only")
+    if args.goals or args.split:
+        flag = "--goals" if args.goals else "--split"
+        raise UsageError(f"eval: {flag} applies to --suite sim only")
     if args.policy != "llm":
         raise UsageError("eval --suite androidworld: only --policy llm runs there")
     if args.guards == "both":
@@ -366,6 +377,14 @@ def _planned_runs(args: argparse.Namespace, policies: list[PolicySpec]) -> list[
 
     tasks = select_tasks(args.tasks)
     guards = {"on": [True], "off": [False], "both": [True, False]}[args.guards]
+    if args.split is not None:
+        if args.goals or args.phrasing is not None or args.runs is not None:
+            raise UsageError(
+                "eval: --split names its seeds and goals: leave out --goals, --phrasing and --runs"
+            )
+        from evals.splits import plan_split
+
+        return plan_split(args.split, tasks, policies, guards, detour=args.detour)
     if not args.goals:
         phrasing = parse_phrasing(args.phrasing or "0")
         return plan_runs(tasks, args.runs or 1, policies, guards, phrasing, detour=args.detour)
