@@ -39,10 +39,6 @@ _MONTHS = (
 )
 
 
-def _eid(name: str) -> str:
-    return rid(CALENDAR, name)
-
-
 def day_label(iso: str) -> str:
     """ "2024-10-15" -> "Tue, Oct 15"."""
     day = dt.date.fromisoformat(iso)
@@ -60,14 +56,21 @@ class SchedulePage(Page):
             return View(
                 LINEAR,
                 box,
-                rid=_eid("event_chip"),
+                rid=rid(CALENDAR, "event_chip"),
                 desc=desc,
                 clickable=True,
                 focusable=True,
                 on_tap=lambda: self.phone.push(EventPage(self.phone, event)),
                 children=[
-                    text(event.title, 231, box.y1 + 24, 44, 1000, rid=_eid("title")),
-                    text(format_time(event.time), 231, box.y1 + 90, 37, 1000, rid=_eid("time")),
+                    text(event.title, 231, box.y1 + 24, 44, 1000, rid=rid(CALENDAR, "title")),
+                    text(
+                        format_time(event.time),
+                        231,
+                        box.y1 + 90,
+                        37,
+                        1000,
+                        rid=rid(CALENDAR, "time"),
+                    ),
                 ],
             )
 
@@ -77,7 +80,9 @@ class SchedulePage(Page):
         return lambda box: View(
             FRAME,
             box,
-            children=[text(day_label(iso), 63, box.y1 + 30, 40, 1000, rid=_eid("day_header"))],
+            children=[
+                text(day_label(iso), 63, box.y1 + 30, 40, 1000, rid=rid(CALENDAR, "day_header"))
+            ],
         )
 
     def content(self, frame: Rect) -> View:
@@ -112,7 +117,7 @@ class SchedulePage(Page):
             ),
         ]
         if rows:
-            children.append(recycler(body, rows, self.scroll, _eid("schedule_list")))
+            children.append(recycler(body, rows, self.scroll, rid(CALENDAR, "schedule_list")))
         else:
             children.append(
                 text(
@@ -121,7 +126,7 @@ class SchedulePage(Page):
                     body.y1 + 400,
                     44,
                     1000,
-                    rid=_eid("empty_schedule"),
+                    rid=rid(CALENDAR, "empty_schedule"),
                 )
             )
         children.append(
@@ -133,7 +138,7 @@ class SchedulePage(Page):
                 "floating_action_button",
             )
         )
-        return View(FRAME, frame, rid=_eid("main_pane"), children=children)
+        return View(FRAME, frame, rid=rid(CALENDAR, "main_pane"), children=children)
 
 
 class EventPage(Page):
@@ -155,7 +160,7 @@ class EventPage(Page):
         return View(
             FRAME,
             frame,
-            rid=_eid("event_info"),
+            rid=rid(CALENDAR, "event_info"),
             children=[
                 toolbar(
                     CALENDAR,
@@ -167,18 +172,18 @@ class EventPage(Page):
                             "Delete event",
                             Rect(786, frame.y1 + 10, 933, frame.y1 + 158),
                             self._delete,
-                            _eid("delete"),
+                            rid(CALENDAR, "delete"),
                         ),
                     ],
                 ),
-                text(e.title, 189, y, 64, 1040, rid=_eid("title")),
+                text(e.title, 189, y, 64, 1040, rid=rid(CALENDAR, "title")),
                 text(
                     f"{day_label(e.date)} · {format_time(e.time)}",
                     189,
                     y + 120,
                     40,
                     1040,
-                    rid=_eid("when_datetime"),
+                    rid=rid(CALENDAR, "when_datetime"),
                 ),
             ],
         )
@@ -208,14 +213,17 @@ class EventEditorPage(Page):
 
     def content(self, frame: Rect) -> View:
         save = button(
-            "Save", Rect(800, frame.y1 + 30, 1038, frame.y1 + 138), self._save, _eid("save")
+            "Save",
+            Rect(800, frame.y1 + 30, 1038, frame.y1 + 138),
+            self._save,
+            rid(CALENDAR, "save"),
         )
         y = frame.y1 + 190
         start = format_time(f"{self.hour:02d}:{self.minute:02d}")
         return View(
             FRAME,
             frame,
-            rid=_eid("edit_event"),
+            rid=rid(CALENDAR, "edit_event"),
             children=[
                 toolbar(CALENDAR, "", frame, lambda: self.phone.pop(self), [save], up_desc="Close"),
                 edit_text(
@@ -223,18 +231,18 @@ class EventEditorPage(Page):
                     Rect(189, y, 1038, y + 160),
                     self.phone.focus is self.title,
                     self.phone.focuser(self.title, self),
-                    _eid("title_edit_text"),
+                    rid(CALENDAR, "title_edit_text"),
                 ),
                 View(
                     LINEAR,
                     Rect(0, y + 200, WIDTH, y + 360),
-                    rid=_eid("all_day_row"),
+                    rid=rid(CALENDAR, "all_day_row"),
                     children=[
                         text("All-day", 189, y + 250, 44, 800),
                         View(
                             SWITCH,
                             Rect(891, y + 217, 1038, y + 343),
-                            rid=_eid("all_day_switch"),
+                            rid=rid(CALENDAR, "all_day_switch"),
                             checkable=True,
                             clickable=True,
                             focusable=True,
@@ -245,7 +253,7 @@ class EventEditorPage(Page):
                 View(
                     LINEAR,
                     Rect(0, y + 360, WIDTH, y + 520),
-                    rid=_eid("start_row"),
+                    rid=rid(CALENDAR, "start_row"),
                     children=[
                         text(
                             day_label(self.state.date),
@@ -253,12 +261,12 @@ class EventEditorPage(Page):
                             y + 410,
                             44,
                             700,
-                            rid=_eid("start_date"),
+                            rid=rid(CALENDAR, "start_date"),
                         ),
                         View(
                             TEXT,
                             Rect(760, y + 380, 1038, y + 500),
-                            rid=_eid("start_time"),
+                            rid=rid(CALENDAR, "start_time"),
                             text=start,
                             desc=f"Start time: {start}",
                             clickable=True,

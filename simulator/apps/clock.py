@@ -46,10 +46,6 @@ def stopwatch_text(seconds: int) -> str:
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
 
 
-def _cid(name: str) -> str:
-    return rid(CLOCK, name)
-
-
 class LabelDialog(Dialog):
     def __init__(self, phone: Phone, alarm: Alarm) -> None:
         super().__init__(phone, CLOCK)
@@ -73,7 +69,7 @@ class LabelDialog(Dialog):
                         field_box,
                         self.phone.focus is self.field,
                         self.phone.focuser(self.field, self),
-                        _cid("label_input_field"),
+                        rid(CLOCK, "label_input_field"),
                     ),
                 ],
             )
@@ -244,9 +240,9 @@ class ClockPage(Page):
             View(
                 LINEAR,
                 Rect(0, frame.y1, WIDTH, frame.y1 + 168),
-                rid=_cid("toolbar"),
+                rid=rid(CLOCK, "toolbar"),
                 children=[
-                    text(self.tab, 63, frame.y1 + 48, 60, 700, rid=_cid("action_bar_title")),
+                    text(self.tab, 63, frame.y1 + 48, 60, 700, rid=rid(CLOCK, "action_bar_title")),
                     icon_button(
                         "More options", Rect(933, frame.y1 + 10, 1080, frame.y1 + 158), lambda: None
                     ),
@@ -259,8 +255,8 @@ class ClockPage(Page):
         elif self.tab == "Clock":
             hour_minute = format_time(self.state.time)
             children += [
-                text(hour_minute, 300, body.y1 + 200, 150, 1000, rid=_cid("digital_clock")),
-                text(self.state.date, 380, body.y1 + 420, 44, 1000, rid=_cid("date")),
+                text(hour_minute, 300, body.y1 + 200, 150, 1000, rid=rid(CLOCK, "digital_clock")),
+                text(self.state.date, 380, body.y1 + 420, 44, 1000, rid=rid(CLOCK, "date")),
             ]
         elif self.tab == "Timer":
             children += self._timer(body, nav_top)
@@ -268,10 +264,12 @@ class ClockPage(Page):
             children += self._stopwatch(body, nav_top)
         else:
             children.append(
-                text("Set a regular bedtime", 200, body.y1 + 300, 60, 1000, rid=_cid("bedtime"))
+                text(
+                    "Set a regular bedtime", 200, body.y1 + 300, 60, 1000, rid=rid(CLOCK, "bedtime")
+                )
             )
         children.append(self._tabs(Rect(0, nav_top, WIDTH, frame.y2)))
-        return View(FRAME, frame, rid=_cid("main_content"), children=children)
+        return View(FRAME, frame, rid=rid(CLOCK, "main_content"), children=children)
 
     def _timer(self, body: Rect, nav_top: int) -> list[View]:
         timer = self.state.timer
@@ -291,19 +289,19 @@ class ClockPage(Page):
                     label,
                     Rect(x, top, x + 240, top + 190),
                     partial(self._key, label),
-                    _cid(f"timer_setup_digit_{label}"),
+                    rid(CLOCK, f"timer_setup_digit_{label}"),
                 )
             )
         children: list[View] = [
             View(
                 LINEAR,
                 Rect(0, y, WIDTH, y + 300),
-                rid=_cid("timer_setup"),
+                rid=rid(CLOCK, "timer_setup"),
                 children=[
                     View(
                         TEXT,
                         Rect(120, y + 60, 860, y + 240),
-                        rid=_cid("timer_setup_time"),
+                        rid=rid(CLOCK, "timer_setup_time"),
                         text=f"{hours:02d}h {minutes:02d}m {seconds:02d}s",
                         desc=f"{hours} hours, {minutes} minutes, {seconds} seconds",
                     ),
@@ -318,7 +316,7 @@ class ClockPage(Page):
             View(
                 FRAME,
                 Rect(120, y + 330, 960, y + 330 + 4 * 210),
-                rid=_cid("timer_setup_digits"),
+                rid=rid(CLOCK, "timer_setup_digits"),
                 children=keys,
             ),
         ]
@@ -334,13 +332,13 @@ class ClockPage(Page):
             View(
                 CARD,
                 card,
-                rid=_cid("timer_view"),
+                rid=rid(CLOCK, "timer_view"),
                 children=[
-                    text("Timer", 84, card.y1 + 40, 40, 700, rid=_cid("timer_label")),
+                    text("Timer", 84, card.y1 + 40, 40, 700, rid=rid(CLOCK, "timer_label")),
                     View(
                         TEXT,
                         Rect(200, card.y1 + 250, 880, card.y1 + 500),
-                        rid=_cid("timer_time_text"),
+                        rid=rid(CLOCK, "timer_time_text"),
                         text=remaining,
                     ),
                     text(
@@ -349,13 +347,13 @@ class ClockPage(Page):
                         card.y1 + 540,
                         40,
                         900,
-                        rid=_cid("timer_state"),
+                        rid=rid(CLOCK, "timer_state"),
                     ),
                     button(
                         "+1:00",
                         Rect(84, card.y2 - 200, 400, card.y2 - 60),
                         self._add_minute,
-                        _cid("reset_add"),
+                        rid(CLOCK, "reset_add"),
                     ),
                     _round_button(
                         "Delete",
@@ -381,10 +379,10 @@ class ClockPage(Page):
             View(
                 TEXT,
                 Rect(240, y, 760, y + 240),
-                rid=_cid("stopwatch_time_text"),
+                rid=rid(CLOCK, "stopwatch_time_text"),
                 text=stopwatch_text(self._elapsed()),
             ),
-            text("00", 780, y + 110, 70, 900, rid=_cid("stopwatch_hundredths_text")),
+            text("00", 780, y + 110, 70, 900, rid=rid(CLOCK, "stopwatch_hundredths_text")),
         ]
         for number, lap in reversed(list(enumerate(watch.laps, start=1))):
             row_y = y + 300 + (len(watch.laps) - number) * 110
@@ -394,10 +392,17 @@ class ClockPage(Page):
                 View(
                     LINEAR,
                     Rect(63, row_y, 1017, row_y + 110),
-                    rid=_cid("lap_item"),
+                    rid=rid(CLOCK, "lap_item"),
                     children=[
-                        text(f"# {number}", 84, row_y + 30, 40, 300, rid=_cid("lap_number")),
-                        text(stopwatch_text(lap), 420, row_y + 30, 40, 700, rid=_cid("lap_time")),
+                        text(f"# {number}", 84, row_y + 30, 40, 300, rid=rid(CLOCK, "lap_number")),
+                        text(
+                            stopwatch_text(lap),
+                            420,
+                            row_y + 30,
+                            40,
+                            700,
+                            rid=rid(CLOCK, "lap_time"),
+                        ),
                     ],
                 )
             )
@@ -428,13 +433,18 @@ class ClockPage(Page):
 
     def _tabs(self, box: Rect) -> View:
         tabs = [
-            Tab(name, _cid(f"tab_menu_{name.lower()}"), self.tab == name, partial(self._tab, name))
+            Tab(
+                name,
+                rid(CLOCK, f"tab_menu_{name.lower()}"),
+                self.tab == name,
+                partial(self._tab, name),
+            )
             for name in TABS
         ]
         items = navigation_tabs(
-            box, tabs, _cid("navigation_bar_item_large_label_view"), (20, 120), 34
+            box, tabs, rid(CLOCK, "navigation_bar_item_large_label_view"), (20, 120), 34
         )
-        return View(LINEAR, box, rid=_cid("bottom_navigation"), children=items)
+        return View(LINEAR, box, rid=rid(CLOCK, "bottom_navigation"), children=items)
 
     def _alarms(self, body: Rect) -> View:
         alarms = sorted(self.state.alarms, key=lambda a: a.time)
@@ -443,13 +453,20 @@ class ClockPage(Page):
                 FRAME,
                 body,
                 children=[
-                    text("No alarms", 420, body.y1 + 500, 52, 1000, rid=_cid("alarms_empty_view"))
+                    text(
+                        "No alarms",
+                        420,
+                        body.y1 + 500,
+                        52,
+                        1000,
+                        rid=rid(CLOCK, "alarms_empty_view"),
+                    )
                 ],
             )
         rows = [
             (700 if alarm is self.expanded else 380, self._card_builder(alarm)) for alarm in alarms
         ]
-        return recycler(body, rows, self.scroll, _cid("alarm_recycler_view"))
+        return recycler(body, rows, self.scroll, rid(CLOCK, "alarm_recycler_view"))
 
     def _card_builder(self, alarm: Alarm) -> Callable[[Rect], View]:
         return lambda box: self._card(alarm, box)
@@ -461,12 +478,12 @@ class ClockPage(Page):
         y = card.y1 + 30
         children: list[View] = []
         if alarm.label and not expanded:
-            children.append(text(alarm.label, 84, y, 40, 800, rid=_cid("label")))
+            children.append(text(alarm.label, 84, y, 40, 800, rid=rid(CLOCK, "label")))
         children.append(
             View(
                 TEXT,
                 Rect(84, y + 60, 600, y + 220),
-                rid=_cid("digital_clock"),
+                rid=rid(CLOCK, "digital_clock"),
                 text=shown,
                 clickable=True,
                 focusable=True,
@@ -477,7 +494,7 @@ class ClockPage(Page):
             View(
                 SWITCH,
                 Rect(850, y + 80, 997, y + 206),
-                rid=_cid("onoff"),
+                rid=rid(CLOCK, "onoff"),
                 desc=f"{shown} alarm",
                 checkable=True,
                 checked=alarm.enabled,
@@ -487,14 +504,16 @@ class ClockPage(Page):
             )
         )
         schedule = "Tomorrow" if alarm.enabled else "Not scheduled"
-        children.append(text(schedule, 84, y + 230, 37, 800, rid=_cid("upcoming_instance_label")))
+        children.append(
+            text(schedule, 84, y + 230, 37, 800, rid=rid(CLOCK, "upcoming_instance_label"))
+        )
         if expanded:
             label = alarm.label or "Add label"
             children.append(
                 View(
                     TEXT,
                     Rect(84, y + 330, 900, y + 430),
-                    rid=_cid("edit_label"),
+                    rid=rid(CLOCK, "edit_label"),
                     text=label,
                     clickable=True,
                     focusable=True,
@@ -505,7 +524,7 @@ class ClockPage(Page):
                 View(
                     TEXT,
                     Rect(84, y + 470, 400, y + 580),
-                    rid=_cid("delete"),
+                    rid=rid(CLOCK, "delete"),
                     text="Delete",
                     clickable=True,
                     focusable=True,
@@ -518,7 +537,7 @@ class ClockPage(Page):
                 desc,
                 Rect(900, card.y2 - 130, 1020, card.y2 - 10),
                 lambda: self._expand(alarm),
-                _cid("arrow"),
+                rid(CLOCK, "arrow"),
             )
         )
         return View(
@@ -528,7 +547,7 @@ class ClockPage(Page):
                 View(
                     CARD,
                     card,
-                    rid=_cid("alarm_card"),
+                    rid=rid(CLOCK, "alarm_card"),
                     children=children,
                 )
             ],
@@ -536,7 +555,7 @@ class ClockPage(Page):
 
 
 def _round_button(desc: str, box: Rect, on_tap: Callable[[], None], name: str) -> View:
-    return icon_button(desc, box, on_tap, _cid(name))
+    return icon_button(desc, box, on_tap, rid(CLOCK, name))
 
 
 def clock_root(phone: Phone) -> Page:

@@ -22,10 +22,6 @@ from simulator.widgets import (
 )
 
 
-def _kid(name: str) -> str:
-    return rid(CONTACTS, name)
-
-
 def matches(contact: Contact, query: str) -> bool:
     """Search by any part of the name (case-insensitive) or by digits of the number."""
     query = query.strip()
@@ -65,7 +61,7 @@ class ContactListPage(Page):
             return View(
                 LINEAR,
                 box,
-                rid=_kid("contact_row"),
+                rid=rid(CONTACTS, "contact_row"),
                 clickable=True,
                 focusable=True,
                 long_clickable=True,
@@ -74,9 +70,16 @@ class ContactListPage(Page):
                     View(
                         IMAGE,
                         Rect(63, box.y1 + 24, 189, box.y1 + 150),
-                        rid=_kid("avatar"),
+                        rid=rid(CONTACTS, "avatar"),
                     ),
-                    text(contact.name, 231, box.y1 + 52, 48, 1000, rid=_kid("cliv_name_textview")),
+                    text(
+                        contact.name,
+                        231,
+                        box.y1 + 52,
+                        48,
+                        1000,
+                        rid=rid(CONTACTS, "cliv_name_textview"),
+                    ),
                 ],
             )
 
@@ -92,7 +95,7 @@ class ContactListPage(Page):
             header = View(
                 LINEAR,
                 bar,
-                rid=_kid("open_search_bar"),
+                rid=rid(CONTACTS, "open_search_bar"),
                 children=[
                     icon_button(
                         "Navigate up",
@@ -104,7 +107,7 @@ class ContactListPage(Page):
                         Rect(160, bar.y1 + 30, 1038, bar.y2 - 30),
                         self.phone.focus is self.query,
                         self.phone.focuser(self.query, self),
-                        _kid("open_search_view_edit_text"),
+                        rid(CONTACTS, "open_search_view_edit_text"),
                     ),
                 ],
             )
@@ -112,12 +115,12 @@ class ContactListPage(Page):
             header = View(
                 FRAME,
                 bar,
-                rid=_kid("search_bar"),
+                rid=rid(CONTACTS, "search_bar"),
                 children=[
                     View(
                         LINEAR,
                         bar.inset(42, 30),
-                        rid=_kid("open_search_bar_text_view"),
+                        rid=rid(CONTACTS, "open_search_bar_text_view"),
                         clickable=True,
                         focusable=True,
                         on_tap=self._start_search,
@@ -130,7 +133,10 @@ class ContactListPage(Page):
         if people:
             children.append(
                 recycler(
-                    body, [(174, self._row(c)) for c in people], self.scroll, _kid("contacts_list")
+                    body,
+                    [(174, self._row(c)) for c in people],
+                    self.scroll,
+                    rid(CONTACTS, "contacts_list"),
                 )
             )
         else:
@@ -141,7 +147,7 @@ class ContactListPage(Page):
                     body.y1 + 300,
                     48,
                     1000,
-                    rid=_kid("empty_view"),
+                    rid=rid(CONTACTS, "empty_view"),
                 )
             )
         if not self.searching:
@@ -154,7 +160,7 @@ class ContactListPage(Page):
                     "floating_action_button",
                 )
             )
-        return View(FRAME, frame, rid=_kid("contacts_main"), children=children)
+        return View(FRAME, frame, rid=rid(CONTACTS, "contacts_main"), children=children)
 
 
 class ContactDetailPage(Page):
@@ -175,15 +181,15 @@ class ContactDetailPage(Page):
                 "Edit contact",
                 Rect(786, frame.y1 + 10, 933, frame.y1 + 158),
                 lambda: self.phone.push(ContactEditorPage(self.phone, c)),
-                _kid("menu_edit"),
+                rid(CONTACTS, "menu_edit"),
             ),
             icon_button("More options", Rect(933, frame.y1 + 10, 1080, frame.y1 + 158), None),
         ]
         y = frame.y1 + 168
         children = [
             toolbar(CONTACTS, "", frame, lambda: self.phone.pop(self), actions),
-            View(IMAGE, Rect(390, y + 40, 690, y + 340), rid=_kid("photo")),
-            text(c.name, 100, y + 380, 72, 1000, rid=_kid("large_title")),
+            View(IMAGE, Rect(390, y + 40, 690, y + 340), rid=rid(CONTACTS, "photo")),
+            text(c.name, 100, y + 380, 72, 1000, rid=rid(CONTACTS, "large_title")),
         ]
         buttons_y = y + 540
         for i, (label, handler) in enumerate(
@@ -195,27 +201,27 @@ class ContactDetailPage(Page):
                     label,
                     Rect(x, buttons_y, x + 240, buttons_y + 200),
                     handler,
-                    _kid(f"{label.lower()}_action_button"),
+                    rid(CONTACTS, f"{label.lower()}_action_button"),
                 )
             )
         info_y = buttons_y + 280
-        children.append(text("Contact info", 63, info_y, 44, 1000, rid=_kid("header")))
+        children.append(text("Contact info", 63, info_y, 44, 1000, rid=rid(CONTACTS, "header")))
         if c.phone:
             children.append(
                 View(
                     LINEAR,
                     Rect(0, info_y + 90, WIDTH, info_y + 290),
-                    rid=_kid("contact_entry"),
+                    rid=rid(CONTACTS, "contact_entry"),
                     clickable=True,
                     focusable=True,
                     on_tap=lambda: None,
                     children=[
-                        text(c.phone, 189, info_y + 110, 48, 900, rid=_kid("primary")),
-                        text("Mobile", 189, info_y + 180, 37, 900, rid=_kid("secondary")),
+                        text(c.phone, 189, info_y + 110, 48, 900, rid=rid(CONTACTS, "primary")),
+                        text("Mobile", 189, info_y + 180, 37, 900, rid=rid(CONTACTS, "secondary")),
                     ],
                 )
             )
-        return View(FRAME, frame, rid=_kid("contact_detail"), children=children)
+        return View(FRAME, frame, rid=rid(CONTACTS, "contact_detail"), children=children)
 
     def on_resume(self) -> None:
         if self.contact not in self.state.contacts:  # deleted or replaced while away
@@ -296,7 +302,7 @@ class ContactEditorPage(Page):
             "Save",
             Rect(800, frame.y1 + 30, 1038, frame.y1 + 138),
             self._save,
-            _kid("toolbar_button"),
+            rid(CONTACTS, "toolbar_button"),
         )
         bar = toolbar(CONTACTS, title, frame, self._close, [save], up_desc="Cancel")
         body = Rect(0, frame.y1 + 168, WIDTH, frame.y2)
@@ -305,10 +311,10 @@ class ContactEditorPage(Page):
         return View(
             FRAME,
             frame,
-            rid=_kid("editor_root"),
+            rid=rid(CONTACTS, "editor_root"),
             children=[
                 bar,
-                scroll_view(body, rows, self.scroll, _kid("editors_scroll")),
+                scroll_view(body, rows, self.scroll, rid(CONTACTS, "editors_scroll")),
             ],
         )
 
@@ -320,7 +326,7 @@ class ContactEditorPage(Page):
                 View(
                     IMAGE,
                     Rect(420, box.y1 + 40, 660, box.y2 - 20),
-                    rid=_kid("photo_icon"),
+                    rid=rid(CONTACTS, "photo_icon"),
                     desc="Add contact photo",
                     clickable=True,
                     focusable=True,
@@ -343,7 +349,7 @@ class ContactEditorPage(Page):
                         area,
                         self.phone.focus is field,
                         self.phone.focuser(field, self),
-                        _kid("editor_field"),
+                        rid(CONTACTS, "editor_field"),
                     ),
                 ],
             )

@@ -47,10 +47,6 @@ _HEADER = 110
 _DRAWER_ITEMS = ("Home", "Expenses", "Statistics", "Backup", "Settings", "About")
 
 
-def _xid(name: str) -> str:
-    return rid(EXPENSE, name)
-
-
 def amount_label(amount: float) -> str:
     return f"{amount:,.2f}"
 
@@ -66,7 +62,7 @@ def _newest_first(expenses: list[Expense]) -> list[Expense]:
 
 
 def _day_header(label: str) -> Callable[[Rect], View]:
-    return lambda box: text(label, 52, box.y1 + 40, 37, 1000, rid=_xid("tv_date_header"))
+    return lambda box: text(label, 52, box.y1 + 40, 37, 1000, rid=rid(EXPENSE, "tv_date_header"))
 
 
 def _record_row(
@@ -89,33 +85,33 @@ def _record_row(
                 View(
                     RELATIVE,
                     box,
-                    rid=_xid("cd_expense"),
+                    rid=rid(EXPENSE, "cd_expense"),
                     children=[
                         View(
                             CARD,
                             Rect(52, box.y1 + 48, 183, box.y1 + 179),
-                            rid=_xid("cv_category"),
+                            rid=rid(EXPENSE, "cv_category"),
                             children=[
                                 View(
                                     IMAGE,
                                     Rect(78, box.y1 + 74, 157, box.y1 + 153),
-                                    rid=_xid("imv_category"),
+                                    rid=rid(EXPENSE, "imv_category"),
                                 )
                             ],
                         ),
-                        text(expense.name, 246, box.y1 + 48, 44, 760, rid=_xid("tv_name")),
+                        text(expense.name, 246, box.y1 + 48, 44, 760, rid=rid(EXPENSE, "tv_name")),
                         text(
                             f"{expense.category} · {date_label(expense.date)}",
                             246,
                             box.y1 + 118,
                             33,
                             760,
-                            rid=_xid("tv_date"),
+                            rid=rid(EXPENSE, "tv_date"),
                         ),
                         View(
                             LINEAR,
                             Rect(780, box.y1 + 70, 1017, box.y1 + 140),
-                            rid=_xid("linear_amount"),
+                            rid=rid(EXPENSE, "linear_amount"),
                             children=[
                                 text(
                                     amount_label(expense.amount),
@@ -123,10 +119,15 @@ def _record_row(
                                     box.y1 + 70,
                                     46,
                                     980,
-                                    rid=_xid("tv_amount"),
+                                    rid=rid(EXPENSE, "tv_amount"),
                                 ),
                                 text(
-                                    "$", 985, box.y1 + 70, 33, 1017, rid=_xid("tv_currency_symbol")
+                                    "$",
+                                    985,
+                                    box.y1 + 70,
+                                    33,
+                                    1017,
+                                    rid=rid(EXPENSE, "tv_currency_symbol"),
                                 ),
                             ],
                         ),
@@ -161,28 +162,36 @@ class ExpenseDetailSheet(Dialog):
             ("Note", e.note or "-", "tv_note_value"),
         ]
         children: list[View] = [
-            text("Expense Detail", 42, top + 42, 52, 800, rid=_xid("tv_expense_detail")),
+            text("Expense Detail", 42, top + 42, 52, 800, rid=rid(EXPENSE, "tv_expense_detail")),
             icon_button(
-                "Close", Rect(933, top + 21, 1059, top + 147), self.cancel, _xid("btn_close")
+                "Close",
+                Rect(933, top + 21, 1059, top + 147),
+                self.cancel,
+                rid(EXPENSE, "btn_close"),
             ),
         ]
         for position, (label, value, name) in enumerate(lines):
             y = top + 180 + position * 130
             children.append(text(label, 84, y, 37, 330))
-            children.append(text(value, 360, y, 42, 1000, rid=_xid(name)))
+            children.append(text(value, 360, y, 42, 1000, rid=rid(EXPENSE, name)))
         children.append(
-            button("Edit", Rect(42, box.y2 - 200, 1038, box.y2 - 60), self._edit, _xid("btn_edit"))
+            button(
+                "Edit",
+                Rect(42, box.y2 - 200, 1038, box.y2 - 60),
+                self._edit,
+                rid(EXPENSE, "btn_edit"),
+            )
         )
         screen = Rect(0, 0, WIDTH, 2400)
         return View(
             FRAME,
             screen,
             children=[
-                View(VIEW, screen, rid=_xid("touch_outside"), on_tap=self.cancel),
+                View(VIEW, screen, rid=rid(EXPENSE, "touch_outside"), on_tap=self.cancel),
                 View(
                     FRAME,
                     box,
-                    rid=_xid("design_bottom_sheet"),
+                    rid=rid(EXPENSE, "design_bottom_sheet"),
                     on_tap=lambda: None,
                     children=[View(VIEW_GROUP, box, children=children)],
                 ),
@@ -256,14 +265,14 @@ class ExpenseEntryPage(Page):
             View(
                 FRAME,
                 bar,
-                rid=_xid("tb_entry"),
+                rid=rid(EXPENSE, "tb_entry"),
                 children=[
-                    text(title, 42, bar.y1 + 40, 52, 800, rid=_xid("tv_entry_title")),
+                    text(title, 42, bar.y1 + 40, 52, 800, rid=rid(EXPENSE, "tv_entry_title")),
                     icon_button(
                         "Close",
                         Rect(933, bar.y1 + 10, 1059, bar.y2 - 10),
                         lambda: self.phone.pop(self),
-                        _xid("btn_entry_close"),
+                        rid(EXPENSE, "btn_entry_close"),
                     ),
                 ],
             )
@@ -275,7 +284,7 @@ class ExpenseEntryPage(Page):
                     Rect(42, y, 1038, y + 150),
                     focus is field,
                     self.phone.focuser(field, self),
-                    _xid(name),
+                    rid(EXPENSE, name),
                 )
             )
             y += 176
@@ -286,13 +295,13 @@ class ExpenseEntryPage(Page):
             View(
                 LINEAR,
                 Rect(42, y, 1038, y + 130),
-                rid=_xid("ll_date"),
+                rid=rid(EXPENSE, "ll_date"),
                 clickable=True,
                 focusable=True,
                 on_tap=self._pick_date,
                 children=[
                     text("Date", 84, y + 40, 40, 300),
-                    text(shown, 640, y + 40, 44, 1000, rid=_xid("tv_date")),
+                    text(shown, 640, y + 40, 44, 1000, rid=rid(EXPENSE, "tv_date")),
                 ],
             )
         )
@@ -303,14 +312,16 @@ class ExpenseEntryPage(Page):
                 Rect(42, y, 1038, y + 150),
                 focus is self.note,
                 self.phone.focuser(self.note, self),
-                _xid("edt_note"),
+                rid(EXPENSE, "edt_note"),
             )
         )
         y += 176
         if self.error:
-            children.append(text(self.error, 63, y - 20, 37, 1000, rid=_xid("tv_error")))
+            children.append(text(self.error, 63, y - 20, 37, 1000, rid=rid(EXPENSE, "tv_error")))
             y += 40
-        children.append(button("Save", Rect(42, y, 1038, y + 140), self._save, _xid("btn_save")))
+        children.append(
+            button("Save", Rect(42, y, 1038, y + 140), self._save, rid(EXPENSE, "btn_save"))
+        )
         return View(
             VIEW_GROUP,
             frame,
@@ -318,7 +329,7 @@ class ExpenseEntryPage(Page):
                 View(
                     "androidx.core.widget.NestedScrollView",
                     Rect(0, bar.y2, WIDTH, frame.y2),
-                    rid=_xid("sv_entry"),
+                    rid=rid(EXPENSE, "sv_entry"),
                     children=[
                         View(RELATIVE, Rect(0, bar.y2, WIDTH, frame.y2), children=children[1:])
                     ],
@@ -343,7 +354,7 @@ class ExpenseEntryPage(Page):
                 View(
                     CARD,
                     cell.inset(8, 8),
-                    rid=_xid("cv_category"),
+                    rid=rid(EXPENSE, "cv_category"),
                     clickable=True,
                     focusable=True,
                     selected=name == self.category,
@@ -355,7 +366,7 @@ class ExpenseEntryPage(Page):
                             cell.y1 + 32,
                             32,
                             cell.x2 - 12,
-                            rid=_xid("tv_category"),
+                            rid=rid(EXPENSE, "tv_category"),
                         )
                     ],
                 )
@@ -363,7 +374,7 @@ class ExpenseEntryPage(Page):
         return View(
             RECYCLER,
             box,
-            rid=_xid("rv_category"),
+            rid=rid(EXPENSE, "rv_category"),
             children=items,
         )
 
@@ -431,7 +442,7 @@ class ExpenseLogsPage(Page):
                 icon_button("Cancel", Rect(0, bar.y1, _BAR, bar.y2), lambda: self.phone.back()),
                 text(f"{len(self.selected)} selected", 189, bar.y1 + 40, 52, 700),
                 icon_button(
-                    "Delete", Rect(933, bar.y1, 1080, bar.y2), self._delete, _xid("delete")
+                    "Delete", Rect(933, bar.y1, 1080, bar.y2), self._delete, rid(EXPENSE, "delete")
                 ),
             ]
         else:
@@ -441,7 +452,7 @@ class ExpenseLogsPage(Page):
                 ),
                 text("Expenses", 189, bar.y1 + 40, 52, 700),
                 icon_button(
-                    "Filter", Rect(933, bar.y1, 1080, bar.y2), lambda: None, _xid("filter")
+                    "Filter", Rect(933, bar.y1, 1080, bar.y2), lambda: None, rid(EXPENSE, "filter")
                 ),
             ]
         rows: list[tuple[int, Callable[[Rect], View]]] = []
@@ -464,15 +475,15 @@ class ExpenseLogsPage(Page):
         body = Rect(0, bar.y2, WIDTH, frame.y2)
         listing: View
         if rows:
-            listing = recycler(body, rows, self.scroll, _xid("rv_expense"))
+            listing = recycler(body, rows, self.scroll, rid(EXPENSE, "rv_expense"))
         else:
-            listing = text("No Data", 440, body.y1 + 600, 48, 1000, rid=_xid("tv_no_data"))
+            listing = text("No Data", 440, body.y1 + 600, 48, 1000, rid=rid(EXPENSE, "tv_no_data"))
         return View(
             FRAME,
             frame,
-            rid=_xid("ml_expense"),
+            rid=rid(EXPENSE, "ml_expense"),
             children=[
-                View(VIEW_GROUP, bar, rid=_xid("tb_expense"), children=toolbar_children),
+                View(VIEW_GROUP, bar, rid=rid(EXPENSE, "tb_expense"), children=toolbar_children),
                 listing,
             ],
         )
@@ -531,48 +542,52 @@ class HomePage(Page):
             for e in recent
         ]
         listing: View = (
-            recycler(body, rows, self.scroll, _xid("rv_recent"))
+            recycler(body, rows, self.scroll, rid(EXPENSE, "rv_recent"))
             if rows
-            else text("No expenses yet", 360, body.y1 + 300, 44, 1000, rid=_xid("tv_no_data"))
+            else text(
+                "No expenses yet", 360, body.y1 + 300, 44, 1000, rid=rid(EXPENSE, "tv_no_data")
+            )
         )
         return View(
             VIEW_GROUP,
             frame,
-            rid=_xid("ml_home"),
+            rid=rid(EXPENSE, "ml_home"),
             children=[
                 icon_button(
                     "Open navigation drawer",
                     Rect(21, y + 21, 147, y + 147),
                     self._toggle_drawer,
-                    _xid("btn_drawer"),
+                    rid(EXPENSE, "btn_drawer"),
                 ),
-                text("Pro Expense", 189, y + 50, 52, 800, rid=_xid("tv_title")),
+                text("Pro Expense", 189, y + 50, 52, 800, rid=rid(EXPENSE, "tv_title")),
                 View(
                     CARD,
                     card,
-                    rid=_xid("cd_value"),
+                    rid=rid(EXPENSE, "cd_value"),
                     children=[
-                        text("This week", 84, card.y1 + 40, 37, 800, rid=_xid("tv_week")),
+                        text("This week", 84, card.y1 + 40, 37, 800, rid=rid(EXPENSE, "tv_week")),
                         text(
                             amount_label(self._week_total()),
                             84,
                             card.y1 + 110,
                             96,
                             900,
-                            rid=_xid("tv_value"),
+                            rid=rid(EXPENSE, "tv_value"),
                         ),
-                        text("$", 940, card.y1 + 140, 40, 1000, rid=_xid("tv_currency")),
+                        text("$", 940, card.y1 + 140, 40, 1000, rid=rid(EXPENSE, "tv_currency")),
                         View(
-                            VIEW, Rect(84, card.y1 + 260, 996, card.y2 - 30), rid=_xid("img_graph")
+                            VIEW,
+                            Rect(84, card.y1 + 260, 996, card.y2 - 30),
+                            rid=rid(EXPENSE, "img_graph"),
                         ),
                     ],
                 ),
-                text("Recent", 52, recent_top + 40, 44, 500, rid=_xid("tv_recent")),
+                text("Recent", 52, recent_top + 40, 44, 500, rid=rid(EXPENSE, "tv_recent")),
                 button(
                     "More",
                     Rect(760, recent_top, 1038, recent_top + 126),
                     lambda: self.phone.push(ExpenseLogsPage(self.phone)),
-                    _xid("btn_recent_more"),
+                    rid(EXPENSE, "btn_recent_more"),
                 ),
                 listing,
                 fab(
@@ -600,12 +615,14 @@ class HomePage(Page):
                     on_tap=partial(self._navigate, item),
                     children=[
                         View(
-                            IMAGE, Rect(63, y + 42, 126, y + 105), rid=_xid("design_menu_item_icon")
+                            IMAGE,
+                            Rect(63, y + 42, 126, y + 105),
+                            rid=rid(EXPENSE, "design_menu_item_icon"),
                         ),
                         View(
                             TEXT,
                             Rect(189, y + 45, panel.x2 - 20, y + 102),
-                            rid=_xid("design_menu_item_text"),
+                            rid=rid(EXPENSE, "design_menu_item_text"),
                             text=item,
                         ),
                     ],
@@ -614,13 +631,13 @@ class HomePage(Page):
         navigation = View(
             FRAME,
             panel,
-            rid=_xid("nv_main"),
+            rid=rid(EXPENSE, "nv_main"),
             children=[
-                text("Pro Expense", 63, panel.y1 + 200, 52, 800, rid=_xid("tv_app_name")),
+                text("Pro Expense", 63, panel.y1 + 200, 52, 800, rid=rid(EXPENSE, "tv_app_name")),
                 View(
                     RECYCLER,
                     Rect(0, panel.y1 + 320, panel.x2, panel.y2),
-                    rid=_xid("design_navigation_view"),
+                    rid=rid(EXPENSE, "design_navigation_view"),
                     children=rows,
                 ),
             ],

@@ -52,10 +52,6 @@ _RECENT = "Recent"
 _DOWNLOADS = "Downloads"
 
 
-def _did(name: str) -> str:
-    return rid(FILES, name)
-
-
 @dataclass(frozen=True)
 class Location:
     """Where the browser is: a root, and for the device root a folder below it."""
@@ -245,13 +241,13 @@ class BrowserPage(Page):
         if self.here.root == _RECENT:
             header.append(self._chips(Rect(0, y, WIDTH, y + 126)))
             y += 126
-            header.append(text("Recent files", 63, y + 50, 44, 800, rid=_did("header_title")))
+            header.append(text("Recent files", 63, y + 50, 44, 800, rid=rid(FILES, "header_title")))
             header.append(
                 menu_item(
                     "Grid view",
                     Rect(890, y + 16, 1017, y + 142),
                     lambda: None,
-                    _did("sub_menu_grid"),
+                    rid(FILES, "sub_menu_grid"),
                 )
             )
             y += 158
@@ -263,43 +259,45 @@ class BrowserPage(Page):
         listing: View
         if entries:
             rows = [(_ROW, self._row(path)) for path in entries]
-            listing = recycler(body, rows, self.scroll, _did("dir_list"))
+            listing = recycler(body, rows, self.scroll, rid(FILES, "dir_list"))
         else:
             listing = View(
                 FRAME,
                 body,
-                children=[text("No items", 420, body.y1 + 400, 48, 1000, rid=_did("message"))],
+                children=[
+                    text("No items", 420, body.y1 + 400, 48, 1000, rid=rid(FILES, "message"))
+                ],
             )
         if self.drawer_open:  # the open drawer hides the content from accessibility
             return self._drawer(frame)
         children: list[View] = [self._toolbar(bar), *header, listing]
-        return View(FRAME, frame, rid=_did("coordinator_layout"), children=children)
+        return View(FRAME, frame, rid=rid(FILES, "coordinator_layout"), children=children)
 
     def _toolbar(self, bar: Rect) -> View:
         if self.selected:
             return View(
                 VIEW_GROUP,
                 bar,
-                rid=_did("action_mode_bar"),
+                rid=rid(FILES, "action_mode_bar"),
                 children=[
                     icon_button(
                         "Done",
                         Rect(0, bar.y1, 147, bar.y2),
                         lambda: self.phone.back(),
-                        _did("action_mode_close_button"),
+                        rid(FILES, "action_mode_close_button"),
                     ),
                     text(f"{len(self.selected)} selected", 189, bar.y1 + 30, 50, 600),
                     icon_button(
                         "Share",
                         Rect(701, bar.y1, 827, bar.y2),
                         lambda: None,
-                        _did("action_menu_share"),
+                        rid(FILES, "action_menu_share"),
                     ),
                     icon_button(
                         "Delete",
                         Rect(827, bar.y1, 954, bar.y2),
                         self._delete,
-                        _did("action_menu_delete"),
+                        rid(FILES, "action_menu_delete"),
                     ),
                     overflow_button(Rect(954, bar.y1, 1080, bar.y2), self._more),
                 ],
@@ -307,7 +305,7 @@ class BrowserPage(Page):
         return View(
             VIEW_GROUP,
             bar,
-            rid=_did("toolbar"),
+            rid=rid(FILES, "toolbar"),
             children=[
                 icon_button("Show roots", Rect(0, bar.y1, 147, bar.y2), self._toggle_drawer),
                 text(self._title(), 189, bar.y1 + 27, 52, 820),
@@ -315,7 +313,7 @@ class BrowserPage(Page):
                     "Search",
                     Rect(827, bar.y1, 954, bar.y2),
                     lambda: None,
-                    _did("option_menu_search"),
+                    rid(FILES, "option_menu_search"),
                 ),
                 overflow_button(Rect(954, bar.y1, 1080, bar.y2), self._more),
             ],
@@ -342,7 +340,7 @@ class BrowserPage(Page):
         return View(
             "android.widget.HorizontalScrollView",
             box,
-            children=[View(LINEAR, box, rid=_did("search_chip_group"), children=chips)],
+            children=[View(LINEAR, box, rid=rid(FILES, "search_chip_group"), children=chips)],
         )
 
     def _breadcrumb(self, box: Rect) -> View:
@@ -369,12 +367,12 @@ class BrowserPage(Page):
                             box.y1 + 40,
                             37,
                             x + width - 40,
-                            rid=_did("breadcrumb_text"),
+                            rid=rid(FILES, "breadcrumb_text"),
                         ),
                         View(
                             IMAGE,
                             Rect(x + width - 40, box.y1 + 43, x + width, box.y1 + 83),
-                            rid=_did("breadcrumb_arrow"),
+                            rid=rid(FILES, "breadcrumb_arrow"),
                         ),
                     ],
                 )
@@ -383,7 +381,7 @@ class BrowserPage(Page):
         return View(
             RECYCLER,
             box,
-            rid=_did("horizontal_breadcrumb"),
+            rid=rid(FILES, "horizontal_breadcrumb"),
             children=items,
         )
 
@@ -402,12 +400,12 @@ class BrowserPage(Page):
                 View(
                     FRAME,
                     Rect(0, box.y1, 189, box.y2),
-                    rid=_did("icon"),
+                    rid=rid(FILES, "icon"),
                     children=[
                         View(
                             IMAGE,
                             Rect(42, box.y1 + 42, 147, box.y1 + 147),
-                            rid=_did("icon_mime" if is_folder else "icon_thumb"),
+                            rid=rid(FILES, "icon_mime" if is_folder else "icon_thumb"),
                         )
                     ],
                 ),
@@ -416,7 +414,7 @@ class BrowserPage(Page):
                     Rect(189, box.y1 + 39, 849, box.y2 - 39),
                     children=[text(name, 189, box.y1 + 39, 44, 849, rid="android:id/title")]
                     + (
-                        [text(metadata, 189, box.y1 + 107, 33, 849, rid=_did("metadata"))]
+                        [text(metadata, 189, box.y1 + 107, 33, 849, rid=rid(FILES, "metadata"))]
                         if metadata
                         else []
                     ),
@@ -427,7 +425,7 @@ class BrowserPage(Page):
                     View(
                         FRAME,
                         Rect(891, box.y1, 1080, box.y2),
-                        rid=_did("preview_icon"),
+                        rid=rid(FILES, "preview_icon"),
                         desc=f"Preview the file {name}",
                         clickable=True,
                         focusable=True,
@@ -438,7 +436,7 @@ class BrowserPage(Page):
             return View(
                 LINEAR,
                 box,
-                rid=_did("item_root"),
+                rid=rid(FILES, "item_root"),
                 clickable=True,
                 focusable=True,
                 long_clickable=True,
@@ -473,13 +471,13 @@ class BrowserPage(Page):
         roots_panel = View(
             LINEAR,
             panel,
-            rid=_did("drawer_roots"),
+            rid=rid(FILES, "drawer_roots"),
             children=[
                 text("Files", 63, panel.y1 + 50, 52, 700),
                 View(
                     "android.widget.ListView",
                     Rect(0, panel.y1 + 150, panel.x2, panel.y2),
-                    rid=_did("roots_list"),
+                    rid=rid(FILES, "roots_list"),
                     children=rows,
                 ),
             ],
@@ -525,13 +523,15 @@ class MovePickerPage(Page):
             return lambda box: View(
                 LINEAR,
                 box,
-                rid=_did("item_root"),
+                rid=rid(FILES, "item_root"),
                 clickable=not moving,
                 focusable=True,
                 enabled=not moving,
                 on_tap=partial(self._enter, target),
                 children=[
-                    View(IMAGE, Rect(42, box.y1 + 42, 147, box.y1 + 147), rid=_did("icon_mime")),
+                    View(
+                        IMAGE, Rect(42, box.y1 + 42, 147, box.y1 + 147), rid=rid(FILES, "icon_mime")
+                    ),
                     text(
                         name, 189, box.y1 + 70, 44, 1000, rid="android:id/title", enabled=not moving
                     ),
@@ -542,10 +542,14 @@ class MovePickerPage(Page):
             return lambda box: View(
                 LINEAR,
                 box,
-                rid=_did("item_root"),
+                rid=rid(FILES, "item_root"),
                 enabled=False,
                 children=[
-                    View(IMAGE, Rect(42, box.y1 + 42, 147, box.y1 + 147), rid=_did("icon_thumb")),
+                    View(
+                        IMAGE,
+                        Rect(42, box.y1 + 42, 147, box.y1 + 147),
+                        rid=rid(FILES, "icon_thumb"),
+                    ),
                     text(name, 189, box.y1 + 70, 44, 1000, rid="android:id/title", enabled=False),
                 ],
             )
@@ -555,7 +559,7 @@ class MovePickerPage(Page):
             View(
                 VIEW_GROUP,
                 bar,
-                rid=_did("toolbar"),
+                rid=rid(FILES, "toolbar"),
                 children=[
                     icon_button(
                         "Navigate up", Rect(0, bar.y1, 147, bar.y2), lambda: self.phone.back()
@@ -563,7 +567,7 @@ class MovePickerPage(Page):
                     text(title, 189, bar.y1 + 27, 52, 820),
                 ],
             ),
-            recycler(body, rows, self.scroll, _did("dir_list")),
+            recycler(body, rows, self.scroll, rid(FILES, "dir_list")),
         ]
         if self.target.error:
             children.append(text(self.target.error, 63, save_top - 70, 37, 1000))
@@ -571,24 +575,24 @@ class MovePickerPage(Page):
             View(
                 VIEW_GROUP,
                 Rect(0, save_top, WIDTH, frame.y2),
-                rid=_did("container_save"),
+                rid=rid(FILES, "container_save"),
                 children=[
                     button(
                         "Cancel",
                         Rect(520, save_top + 21, 770, save_top + 147),
                         lambda: self.phone.pop(self),
-                        _did("button_cancel"),
+                        rid(FILES, "button_cancel"),
                     ),
                     button(
                         "Move",
                         Rect(790, save_top + 21, 1038, save_top + 147),
                         self._move,
-                        _did("button_save"),
+                        rid(FILES, "button_save"),
                     ),
                 ],
             )
         )
-        return View(FRAME, frame, rid=_did("coordinator_layout"), children=children)
+        return View(FRAME, frame, rid=rid(FILES, "coordinator_layout"), children=children)
 
 
 def files_root(phone: Phone) -> Page:

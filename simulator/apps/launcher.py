@@ -19,10 +19,6 @@ CELL_W = 240
 CELL_H = 300
 
 
-def _lid(name: str) -> str:
-    return rid(LAUNCHER, name)
-
-
 class HomePage(Page):
     def __init__(self, phone: Phone) -> None:
         super().__init__(phone, LAUNCHER)
@@ -55,8 +51,8 @@ class HomePage(Page):
         return View(
             FRAME,
             SCREEN,
-            rid=_lid("launcher"),
-            children=[View(FRAME, SCREEN, rid=_lid("drag_layer"), children=layer)],
+            rid=rid(LAUNCHER, "launcher"),
+            children=[View(FRAME, SCREEN, rid=rid(LAUNCHER, "drag_layer"), children=layer)],
         )
 
     def _home(self) -> list[View]:
@@ -68,7 +64,7 @@ class HomePage(Page):
         workspace = View(
             SCROLL,
             Rect(0, 0, WIDTH, HEIGHT),
-            rid=_lid("workspace"),
+            rid=rid(LAUNCHER, "workspace"),
             scrollable=True,
             children=[
                 View(
@@ -78,7 +74,7 @@ class HomePage(Page):
                         View(
                             FRAME,
                             glance,
-                            rid=_lid("search_container_workspace"),
+                            rid=rid(LAUNCHER, "search_container_workspace"),
                             children=[
                                 View(
                                     VIEW_GROUP,
@@ -91,7 +87,7 @@ class HomePage(Page):
                                             290,
                                             56,
                                             1000,
-                                            rid=_lid("date_text"),
+                                            rid=rid(LAUNCHER, "date_text"),
                                         ),
                                     ],
                                 ),
@@ -106,7 +102,7 @@ class HomePage(Page):
         hotseat = View(
             VIEW_GROUP,
             Rect(0, hotseat_y - 60, WIDTH, NAV_BAR_TOP),
-            rid=_lid("hotseat"),
+            rid=rid(LAUNCHER, "hotseat"),
             children=[
                 View(
                     VIEW_GROUP,
@@ -124,7 +120,7 @@ class HomePage(Page):
                 View(
                     FRAME,
                     Rect(60, 2200, 1020, 2320),
-                    rid=_lid("search_container_hotseat"),
+                    rid=rid(LAUNCHER, "search_container_hotseat"),
                     desc="Google search",
                     clickable=True,
                     focusable=True,
@@ -133,12 +129,12 @@ class HomePage(Page):
             ],
         )
         return [
-            View(VIEW, SCREEN, rid=_lid("scrim_view")),
+            View(VIEW, SCREEN, rid=rid(LAUNCHER, "scrim_view")),
             workspace,
             View(
                 VIEW,
                 Rect(0, STATUS_BAR, WIDTH, 2300),
-                rid=_lid("accessibility_action_view"),
+                rid=rid(LAUNCHER, "accessibility_action_view"),
                 desc="Home",
             ),
             hotseat,
@@ -162,26 +158,26 @@ class HomePage(Page):
             View(
                 VIEW_GROUP,
                 Rect(0, 0, WIDTH, HEIGHT),
-                rid=_lid("apps_view"),
+                rid=rid(LAUNCHER, "apps_view"),
                 children=[
                     View(
                         FRAME,
                         search_box,
-                        rid=_lid("search_container_all_apps"),
+                        rid=rid(LAUNCHER, "search_container_all_apps"),
                         children=[
                             edit_text(
                                 self.search,
                                 search_box,
                                 focused,
                                 self.phone.focuser(self.search, self),
-                                _lid("input"),
+                                rid(LAUNCHER, "input"),
                             ),
                         ],
                     ),
                     View(
                         RECYCLER,
                         grid_box,
-                        rid=_lid("apps_list_view"),
+                        rid=rid(LAUNCHER, "apps_list_view"),
                         scrollable=True,
                         focusable=True,
                         children=icons,
@@ -236,7 +232,7 @@ class OverviewPage(Page):
                 View(
                     FRAME,
                     card,
-                    rid=_lid("task"),
+                    rid=rid(LAUNCHER, "task"),
                     desc=label,
                     clickable=True,
                     focusable=True,
@@ -246,7 +242,7 @@ class OverviewPage(Page):
                         View(
                             FRAME,
                             Rect(card.x1, card.y1 - 150, card.x2, card.y1 - 20),
-                            rid=_lid("task_icon"),
+                            rid=rid(LAUNCHER, "task_icon"),
                             desc=label,
                         ),
                     ],
@@ -256,7 +252,7 @@ class OverviewPage(Page):
             View(
                 VIEW_GROUP,
                 Rect(0, 300, WIDTH, 2100),
-                rid=_lid("overview_panel"),
+                rid=rid(LAUNCHER, "overview_panel"),
                 scrollable=bool(cards),
                 children=cards,
             )
@@ -267,12 +263,12 @@ class OverviewPage(Page):
                     "Clear all",
                     Rect(380, 2150, 700, 2280),
                     self.phone.clear_tasks,
-                    _lid("clear_all"),
+                    rid(LAUNCHER, "clear_all"),
                 )
             )
         else:
             children.append(text("No recent items", 380, 1150, SMALL_SIZE + 8))
-        return View(FRAME, SCREEN, rid=_lid("overview_actions_view"), children=children)
+        return View(FRAME, SCREEN, rid=rid(LAUNCHER, "overview_actions_view"), children=children)
 
     def on_swipe(self, dx: int, dy: int) -> bool:
         return False

@@ -54,10 +54,6 @@ _FILE_TYPES = (("Markdown", ".md"), ("Plain Text", ".txt"), ("todo.txt", ".txt")
 _TEXT_EXTENSIONS = (".md", ".txt", ".markdown", ".text")
 
 
-def _mid(name: str) -> str:
-    return rid(MARKOR, name)
-
-
 def _modified(phone: Phone) -> str:
     return dt.date.fromisoformat(phone.state.date).strftime("%d.%m.%y")
 
@@ -93,7 +89,7 @@ def _action_bar(
             View(
                 BUTTON if desc != "More options" else IMAGE,
                 Rect(x1, box.y1, x1 + 126, box.y2),
-                rid=_mid(f"action_{desc.lower().replace(' ', '_')}"),
+                rid=rid(MARKOR, f"action_{desc.lower().replace(' ', '_')}"),
                 desc=desc,
                 clickable=True,
                 focusable=True,
@@ -103,8 +99,8 @@ def _action_bar(
     return View(
         LINEAR,
         box,
-        rid=_mid("appbar"),
-        children=[View(VIEW_GROUP, box, rid=_mid("toolbar"), children=children)],
+        rid=rid(MARKOR, "appbar"),
+        children=[View(VIEW_GROUP, box, rid=rid(MARKOR, "toolbar"), children=children)],
     )
 
 
@@ -119,7 +115,7 @@ def _ask_new_name(phone: Phone, path: str, renamed: Callable[[str], None]) -> No
 
     phone.open_dialog(
         TextPromptDialog(
-            phone, MARKOR, "Rename", storage.name_of(path), "Name", rename, _mid("new_name")
+            phone, MARKOR, "Rename", storage.name_of(path), "Name", rename, rid(MARKOR, "new_name")
         )
     )
 
@@ -185,20 +181,20 @@ class NewFileDialog(Dialog):
                     Rect(box.x1 + 63, y + 50, box.x1 + 600, y + 180),
                     focus is self.name,
                     self.phone.focuser(self.name, self),
-                    _mid("new_file_dialog__name"),
+                    rid(MARKOR, "new_file_dialog__name"),
                 ),
                 edit_text(
                     self.extension,
                     Rect(box.x1 + 620, y + 50, box.x2 - 63, y + 180),
                     focus is self.extension,
                     self.phone.focuser(self.extension, self),
-                    _mid("new_file_dialog__ext"),
+                    rid(MARKOR, "new_file_dialog__ext"),
                 ),
                 text("Type", box.x1 + 63, y + 210, 34, box.x2),
                 View(
                     "android.widget.Spinner",
                     Rect(box.x1 + 63, y + 260, box.x2 - 63, y + 380),
-                    rid=_mid("new_file_dialog__type"),
+                    rid=rid(MARKOR, "new_file_dialog__type"),
                     clickable=True,
                     focusable=True,
                     on_tap=self._cycle_type,
@@ -219,7 +215,7 @@ class NewFileDialog(Dialog):
             return View(
                 SCROLL,
                 box,
-                rid=_mid("new_file_dialog__root"),
+                rid=rid(MARKOR, "new_file_dialog__root"),
                 children=[View(LINEAR, box, children=children)],
             )
 
@@ -262,7 +258,7 @@ class MoveDialog(Dialog):
                     View(
                         LINEAR,
                         Rect(box.x1, y, box.x2, y + 130),
-                        rid=_mid("ui__filesystem_item__root"),
+                        rid=rid(MARKOR, "ui__filesystem_item__root"),
                         clickable=True,
                         focusable=True,
                         on_tap=partial(self.target.open, target),
@@ -380,9 +376,11 @@ class FileListPage(Page):
                 View(
                     IMAGE,
                     Rect(42, box.y1 + 47, 116, box.y1 + 121),
-                    rid=_mid("ui__filesystem_item__image"),
+                    rid=rid(MARKOR, "ui__filesystem_item__image"),
                 ),
-                text(name, 158, box.y1 + 28, 50, 1040, rid=_mid("ui__filesystem_item__title")),
+                text(
+                    name, 158, box.y1 + 28, 50, 1040, rid=rid(MARKOR, "ui__filesystem_item__title")
+                ),
             ]
             if description:
                 children.append(
@@ -392,14 +390,14 @@ class FileListPage(Page):
                         box.y1 + 100,
                         39,
                         1040,
-                        rid=_mid("ui__filesystem_item__description"),
+                        rid=rid(MARKOR, "ui__filesystem_item__description"),
                     )
                 )
             on_tap = self._up if name == ".." else partial(self._open, path)
             return View(
                 LINEAR,
                 box,
-                rid=_mid("ui__filesystem_item__root"),
+                rid=rid(MARKOR, "ui__filesystem_item__root"),
                 clickable=True,
                 focusable=True,
                 long_clickable=name != "..",
@@ -444,13 +442,15 @@ class FileListPage(Page):
         nav_top = frame.y2 - _BAR
         body = Rect(0, frame.y1 + _BAR, WIDTH, nav_top)
         listing: View = recycler(
-            body, rows, self.scroll, _mid("ui__filesystem_fragment__recycler_view")
+            body, rows, self.scroll, rid(MARKOR, "ui__filesystem_fragment__recycler_view")
         )
         if not rows:
             listing = View(
                 FRAME,
                 body,
-                children=[text("Empty", 460, body.y1 + 500, 48, 1000, rid=_mid("empty_hint"))],
+                children=[
+                    text("Empty", 460, body.y1 + 500, 48, 1000, rid=rid(MARKOR, "empty_hint"))
+                ],
             )
         new_item = fab(
             MARKOR,
@@ -465,21 +465,24 @@ class FileListPage(Page):
             new_item,
             self._bottom_nav(Rect(0, nav_top, WIDTH, frame.y2)),
         ]
-        return View(FRAME, frame, rid=_mid("main_content"), children=children)
+        return View(FRAME, frame, rid=rid(MARKOR, "main_content"), children=children)
 
     def _bottom_nav(self, box: Rect) -> View:
         tabs = [
-            Tab("Files", _mid("nav_notebook"), True, no_effect),
-            Tab("To-Do", _mid("nav_todo"), False, partial(self._open_file, TODO_FILE)),
+            Tab("Files", rid(MARKOR, "nav_notebook"), True, no_effect),
+            Tab("To-Do", rid(MARKOR, "nav_todo"), False, partial(self._open_file, TODO_FILE)),
             Tab(
-                "QuickNote", _mid("nav_quicknote"), False, partial(self._open_file, QUICKNOTE_FILE)
+                "QuickNote",
+                rid(MARKOR, "nav_quicknote"),
+                False,
+                partial(self._open_file, QUICKNOTE_FILE),
             ),
-            Tab("More", _mid("nav_more"), False, no_effect),
+            Tab("More", rid(MARKOR, "nav_more"), False, no_effect),
         ]
         items = navigation_tabs(
-            box, tabs, _mid("navigation_bar_item_large_label_view"), (40, 90), 32
+            box, tabs, rid(MARKOR, "navigation_bar_item_large_label_view"), (40, 90), 32
         )
-        return View(FRAME, box, rid=_mid("bottom_navigation_bar"), children=items)
+        return View(FRAME, box, rid=rid(MARKOR, "bottom_navigation_bar"), children=items)
 
     def _open_file(self, path: str) -> None:
         self.phone.push(EditorPage(self.phone, path, focus=True))
@@ -562,11 +565,11 @@ class EditorPage(Page):
             body,
             rows,
             self.preview_scroll,
-            _mid("document__fragment_view_webview"),
+            rid(MARKOR, "document__fragment_view_webview"),
             cls="android.webkit.WebView",
             holder=VIEW_GROUP,
         )
-        return View(FRAME, frame, rid=_mid("document__fragment__view"), children=[bar, page])
+        return View(FRAME, frame, rid=rid(MARKOR, "document__fragment__view"), children=[bar, page])
 
     def content(self, frame: Rect) -> View:
         if self.viewing:
@@ -588,7 +591,7 @@ class EditorPage(Page):
         editor = View(
             EDIT,
             Rect(0, frame.y1 + _BAR, WIDTH, actions_top),
-            rid=_mid("document__fragment__edit__highlighting_editor"),
+            rid=rid(MARKOR, "document__fragment__edit__highlighting_editor"),
             text=self.body.text,
             clickable=True,
             long_clickable=True,
@@ -612,24 +615,24 @@ class EditorPage(Page):
         return View(
             FRAME,
             frame,
-            rid=_mid("document__fragment__edit"),
+            rid=rid(MARKOR, "document__fragment__edit"),
             children=[
                 bar,
                 View(
                     FRAME,
                     Rect(0, frame.y1 + _BAR, WIDTH, actions_top),
-                    rid=_mid("document__fragment__edit__content_editor__scrolling_parent"),
+                    rid=rid(MARKOR, "document__fragment__edit__content_editor__scrolling_parent"),
                     children=[editor],
                 ),
                 View(
                     "android.widget.HorizontalScrollView",
                     Rect(0, actions_top, WIDTH, frame.y2),
-                    rid=_mid("document__fragment__edit__text_actions_bar__scrolling_parent"),
+                    rid=rid(MARKOR, "document__fragment__edit__text_actions_bar__scrolling_parent"),
                     children=[
                         View(
                             LINEAR,
                             Rect(0, actions_top, WIDTH, frame.y2),
-                            rid=_mid("document__fragment__edit__text_actions_bar"),
+                            rid=rid(MARKOR, "document__fragment__edit__text_actions_bar"),
                             children=text_actions,
                         )
                     ],

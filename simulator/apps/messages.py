@@ -12,10 +12,6 @@ from simulator.view import BUTTON, FRAME, IMAGE, LINEAR, TEXT, VIEW, Rect, Scrol
 from simulator.widgets import Field, edit_text, icon_button, recycler, text, toolbar
 
 
-def _mid(name: str) -> str:
-    return rid(MESSAGES, name)
-
-
 def conversation_names(phone: Phone) -> list[str]:
     """Everyone with a thread, the most recently active first."""
     names: list[str] = []
@@ -47,7 +43,7 @@ class ConversationListPage(Page):
             return View(
                 LINEAR,
                 box,
-                rid=_mid("swipeableContainer"),
+                rid=rid(MESSAGES, "swipeableContainer"),
                 clickable=True,
                 focusable=True,
                 long_clickable=True,
@@ -56,11 +52,25 @@ class ConversationListPage(Page):
                     View(
                         IMAGE,
                         Rect(42, box.y1 + 40, 168, box.y1 + 166),
-                        rid=_mid("conversation_icon"),
+                        rid=rid(MESSAGES, "conversation_icon"),
                     ),
-                    text(name, 210, box.y1 + 40, 46, 850, rid=_mid("conversation_name")),
-                    text(snippet, 210, box.y1 + 110, 40, 1000, rid=_mid("conversation_snippet")),
-                    text("Now", 900, box.y1 + 40, 36, 1040, rid=_mid("conversation_timestamp")),
+                    text(name, 210, box.y1 + 40, 46, 850, rid=rid(MESSAGES, "conversation_name")),
+                    text(
+                        snippet,
+                        210,
+                        box.y1 + 110,
+                        40,
+                        1000,
+                        rid=rid(MESSAGES, "conversation_snippet"),
+                    ),
+                    text(
+                        "Now",
+                        900,
+                        box.y1 + 40,
+                        36,
+                        1040,
+                        rid=rid(MESSAGES, "conversation_timestamp"),
+                    ),
                 ],
             )
 
@@ -74,14 +84,16 @@ class ConversationListPage(Page):
         return View(
             FRAME,
             frame,
-            rid=_mid("conversation_list_root_container"),
+            rid=rid(MESSAGES, "conversation_list_root_container"),
             children=[
                 View(
                     LINEAR,
                     bar,
-                    rid=_mid("toolbar"),
+                    rid=rid(MESSAGES, "toolbar"),
                     children=[
-                        text("Messages", 63, bar.y1 + 60, 60, 700, rid=_mid("toolbar_title")),
+                        text(
+                            "Messages", 63, bar.y1 + 60, 60, 700, rid=rid(MESSAGES, "toolbar_title")
+                        ),
                         icon_button(
                             "Search conversations", Rect(786, bar.y1 + 20, 933, bar.y2 - 20), None
                         ),
@@ -94,12 +106,12 @@ class ConversationListPage(Page):
                     body,
                     [(206, self._row(n)) for n in names],
                     self.scroll,
-                    _mid("conversation_list"),
+                    rid(MESSAGES, "conversation_list"),
                 ),
                 View(
                     BUTTON,
                     start,
-                    rid=_mid("start_chat_fab"),
+                    rid=rid(MESSAGES, "start_chat_fab"),
                     text="Start chat",
                     desc="Start chat",
                     clickable=True,
@@ -151,7 +163,7 @@ class NewConversationPage(Page):
         return View(
             LINEAR,
             box,
-            rid=_mid("contact_picker_item"),
+            rid=rid(MESSAGES, "contact_picker_item"),
             clickable=True,
             focusable=True,
             on_tap=lambda: self._start(recipient),
@@ -167,10 +179,19 @@ class NewConversationPage(Page):
                     View(
                         IMAGE,
                         Rect(42, box.y1 + 30, 168, box.y1 + 156),
-                        rid=_mid("contact_icon"),
+                        rid=rid(MESSAGES, "contact_icon"),
                     ),
-                    text(contact.name, 210, box.y1 + 30, 46, 1000, rid=_mid("contact_name")),
-                    text(contact.phone, 210, box.y1 + 100, 38, 1000, rid=_mid("contact_details")),
+                    text(
+                        contact.name, 210, box.y1 + 30, 46, 1000, rid=rid(MESSAGES, "contact_name")
+                    ),
+                    text(
+                        contact.phone,
+                        210,
+                        box.y1 + 100,
+                        38,
+                        1000,
+                        rid=rid(MESSAGES, "contact_details"),
+                    ),
                 ],
             )
 
@@ -189,7 +210,7 @@ class NewConversationPage(Page):
                 return self._recipient_row(
                     box,
                     typed,
-                    [text(label, 210, box.y1 + 60, 46, 1000, rid=_mid("contact_name"))],
+                    [text(label, 210, box.y1 + 60, 46, 1000, rid=rid(MESSAGES, "contact_name"))],
                 )
 
             rows.append((190, send_to))
@@ -199,13 +220,13 @@ class NewConversationPage(Page):
         return View(
             FRAME,
             frame,
-            rid=_mid("new_conversation_root"),
+            rid=rid(MESSAGES, "new_conversation_root"),
             children=[
                 toolbar(MESSAGES, "New conversation", frame, lambda: self.phone.pop(self)),
                 View(
                     LINEAR,
                     to_box,
-                    rid=_mid("recipient_row"),
+                    rid=rid(MESSAGES, "recipient_row"),
                     children=[
                         text("To", 63, to_box.y1 + 50, 44, 160),
                         edit_text(
@@ -213,11 +234,11 @@ class NewConversationPage(Page):
                             Rect(170, to_box.y1 + 20, 1038, to_box.y2 - 20),
                             self.phone.focus is self.to,
                             self.phone.focuser(self.to, self),
-                            _mid("recipient_text_view"),
+                            rid(MESSAGES, "recipient_text_view"),
                         ),
                     ],
                 ),
-                recycler(body, rows, self.scroll, _mid("contact_list")),
+                recycler(body, rows, self.scroll, rid(MESSAGES, "contact_list")),
             ],
         )
 
@@ -275,7 +296,7 @@ class ConversationPage(Page):
         send = View(
             IMAGE,
             Rect(900, compose.y1 + 30, 1038, compose.y2 - 30),
-            rid=_mid("send_message_button_icon"),
+            rid=rid(MESSAGES, "send_message_button_icon"),
             desc="Send SMS",
             clickable=has_text,
             enabled=has_text,
@@ -285,7 +306,7 @@ class ConversationPage(Page):
         return View(
             FRAME,
             frame,
-            rid=_mid("conversation_root_container"),
+            rid=rid(MESSAGES, "conversation_root_container"),
             children=[
                 toolbar(
                     MESSAGES,
@@ -307,11 +328,11 @@ class ConversationPage(Page):
                     ],
                     up_desc="Back",
                 ),
-                recycler(body, rows, self.scroll, _mid("message_list")),
+                recycler(body, rows, self.scroll, rid(MESSAGES, "message_list")),
                 View(
                     LINEAR,
                     compose,
-                    rid=_mid("compose_message_view"),
+                    rid=rid(MESSAGES, "compose_message_view"),
                     children=[
                         icon_button(
                             "Show attach content screen",
@@ -324,7 +345,7 @@ class ConversationPage(Page):
                             Rect(147, compose.y1 + 30, 760, compose.y2 - 30),
                             self.phone.focus is self.draft,
                             self.phone.focuser(self.draft, self),
-                            _mid("compose_message_text"),
+                            rid(MESSAGES, "compose_message_text"),
                         ),
                         icon_button(
                             "Show attach emoji and stickers screen",

@@ -54,10 +54,6 @@ _FIELDS = (
 _KEPT = ("title", "description", "servings", "prep_time", "ingredients", "directions")
 
 
-def _bid(name: str) -> str:
-    return rid(BROCCOLI, name)
-
-
 def _text_row(value: str, x: int, top: int, size: int, rid_: str = "") -> Callable[[Rect], View]:
     """A list row holding one line of text."""
     return lambda box: text(value, x, box.y1 + top, size, 1017, rid=rid_)
@@ -79,7 +75,7 @@ class RecipesPage(Page):
                 View(
                     IMAGE,
                     Rect(card.x1, card.y1, card.x1 + 300, card.y2),
-                    rid=_bid("card_image"),
+                    rid=rid(BROCCOLI, "card_image"),
                     desc="Recipe photo",
                 ),
                 text(
@@ -88,7 +84,7 @@ class RecipesPage(Page):
                     card.y1 + 40,
                     46,
                     card.x2 - 30,
-                    rid=_bid("card_text_view_title"),
+                    rid=rid(BROCCOLI, "card_text_view_title"),
                 ),
             ]
             if recipe.description:
@@ -99,7 +95,7 @@ class RecipesPage(Page):
                         card.y1 + 120,
                         37,
                         card.x2 - 30,
-                        rid=_bid("card_text_view_description"),
+                        rid=rid(BROCCOLI, "card_text_view_description"),
                     )
                 )
             return View(
@@ -126,14 +122,17 @@ class RecipesPage(Page):
         listing: View
         if recipes:
             listing = recycler(
-                body, [(_CARD, self._card(r)) for r in recipes], self.scroll, _bid("recycler_view")
+                body,
+                [(_CARD, self._card(r)) for r in recipes],
+                self.scroll,
+                rid(BROCCOLI, "recycler_view"),
             )
             listing.desc = "Recipes"
         else:
             listing = View(
                 LINEAR,
                 body,
-                rid=_bid("recipes_empty"),
+                rid=rid(BROCCOLI, "recipes_empty"),
                 children=[
                     text("No recipes found.", 300, body.y1 + 500, 48, 1000),
                     text("create a new recipe", 330, body.y1 + 600, 40, 1000),
@@ -142,13 +141,13 @@ class RecipesPage(Page):
         toolbar = View(
             VIEW_GROUP,
             bar,
-            rid=_bid("toolbar_recipes"),
+            rid=rid(BROCCOLI, "toolbar_recipes"),
             children=[
                 icon_button("Open navigation drawer", Rect(0, bar.y1, _BAR, bar.y2), lambda: None),
                 View(
                     "android.widget.Spinner",
                     Rect(189, bar.y1 + 20, 700, bar.y2 - 20),
-                    rid=_bid("spinner"),
+                    rid=rid(BROCCOLI, "spinner"),
                     desc="Categories",
                     clickable=True,
                     focusable=True,
@@ -158,7 +157,10 @@ class RecipesPage(Page):
                     ],
                 ),
                 menu_item(
-                    "Search", Rect(933, bar.y1, 1080, bar.y2), lambda: None, _bid("action_search")
+                    "Search",
+                    Rect(933, bar.y1, 1080, bar.y2),
+                    lambda: None,
+                    rid(BROCCOLI, "action_search"),
                 ),
             ],
         )
@@ -170,7 +172,10 @@ class RecipesPage(Page):
             "fab_recipes",
         )
         return View(
-            FRAME, frame, rid=_bid("drawer_layout"), children=[toolbar, listing, new_recipe]
+            FRAME,
+            frame,
+            rid=rid(BROCCOLI, "drawer_layout"),
+            children=[toolbar, listing, new_recipe],
         )
 
 
@@ -212,7 +217,7 @@ class RecipeDetailsPage(Page):
         bar = Rect(0, frame.y1, WIDTH, frame.y1 + _BAR)
         body = Rect(0, bar.y2, WIDTH, frame.y2)
         rows: list[tuple[int, Callable[[Rect], View]]] = [
-            (150, _text_row(r.title, 63, 40, 60, _bid("details_title")))
+            (150, _text_row(r.title, 63, 40, 60, rid(BROCCOLI, "details_title")))
         ]
         facts = [
             (value, name)
@@ -228,12 +233,16 @@ class RecipeDetailsPage(Page):
                 children = []
                 for position, (value, name) in enumerate(facts):
                     x = 63 + position * 480
-                    children.append(text(value, x + 90, box.y1 + 30, 40, x + 460, rid=_bid(name)))
+                    children.append(
+                        text(value, x + 90, box.y1 + 30, 40, x + 460, rid=rid(BROCCOLI, name))
+                    )
                 return View(LINEAR, box, children=children)
 
             rows.append((110, facts_row))
         if r.description:
-            rows.append((130, _text_row(r.description, 63, 30, 40, _bid("details_description"))))
+            rows.append(
+                (130, _text_row(r.description, 63, 30, 40, rid(BROCCOLI, "details_description")))
+            )
         for heading, entries, numbered in (
             ("Ingredients", _lines(r.ingredients), False),
             ("Directions", _lines(r.directions), True),
@@ -247,7 +256,7 @@ class RecipeDetailsPage(Page):
         toolbar = View(
             VIEW_GROUP,
             bar,
-            rid=_bid("toolbar"),
+            rid=rid(BROCCOLI, "toolbar"),
             children=[
                 icon_button(
                     "Navigate up", Rect(0, bar.y1, _BAR, bar.y2), lambda: self.phone.pop(self)
@@ -256,20 +265,22 @@ class RecipeDetailsPage(Page):
                     "Mark as favorite",
                     Rect(681, bar.y1, 807, bar.y2),
                     lambda: None,
-                    _bid("action_details_like"),
+                    rid(BROCCOLI, "action_details_like"),
                 ),
                 menu_item(
                     "Edit",
                     Rect(807, bar.y1, 954, bar.y2),
                     lambda: self.phone.push(RecipeEditPage(self.phone, r)),
-                    _bid("action_details_edit"),
+                    rid(BROCCOLI, "action_details_edit"),
                 ),
                 overflow_button(Rect(954, bar.y1, 1080, bar.y2), self._more),
             ],
         )
-        content = scroll_view(body, rows, self.scroll, _bid("scroll_view"))
+        content = scroll_view(body, rows, self.scroll, rid(BROCCOLI, "scroll_view"))
         cook = fab(BROCCOLI, "Cook", lambda: None, frame.y2, "fab_cooking_assistant")
-        return View(FRAME, frame, rid=_bid("recipe_details"), children=[toolbar, content, cook])
+        return View(
+            FRAME, frame, rid=rid(BROCCOLI, "recipe_details"), children=[toolbar, content, cook]
+        )
 
 
 class RecipeEditPage(Page):
@@ -330,14 +341,14 @@ class RecipeEditPage(Page):
             return View(
                 LINEAR,
                 box,
-                rid=_bid("text_input_layout"),
+                rid=rid(BROCCOLI, "text_input_layout"),
                 children=[
                     edit_text(
                         field,
                         Rect(42, box.y1 + 15, 1038, box.y2 - 15),
                         self.phone.focus is field,
                         self.phone.focuser(field, self),
-                        _bid(name),
+                        rid(BROCCOLI, name),
                     )
                 ],
             )
@@ -352,7 +363,7 @@ class RecipeEditPage(Page):
                 View(
                     IMAGE,
                     Rect(0, box.y1, WIDTH, box.y2 - 20),
-                    rid=_bid("new_image"),
+                    rid=rid(BROCCOLI, "new_image"),
                     desc="Recipe photo",
                 ),
                 View(
@@ -372,7 +383,7 @@ class RecipeEditPage(Page):
         toolbar = View(
             VIEW_GROUP,
             bar,
-            rid=_bid("toolbar"),
+            rid=rid(BROCCOLI, "toolbar"),
             children=[
                 icon_button("Navigate up", Rect(0, bar.y1, _BAR, bar.y2), self._leave),
                 text(title, 189, bar.y1 + 40, 52, 700),
@@ -380,7 +391,7 @@ class RecipeEditPage(Page):
                     "Save",
                     Rect(820, bar.y1 + 20, 1038, bar.y2 - 20),
                     self._save,
-                    _bid("button_save_recipe"),
+                    rid(BROCCOLI, "button_save_recipe"),
                 ),
             ],
         )
@@ -390,7 +401,7 @@ class RecipeEditPage(Page):
             rows.append((80, _text_row(self.error, 63, 15, 37)))
         rows += [(180, self._field_row(key, name)) for key, _, name in _FIELDS]
         form = scroll_view(body, rows, self.scroll, cls="androidx.core.widget.NestedScrollView")
-        return View(FRAME, frame, rid=_bid("new_recipe_root"), children=[toolbar, form])
+        return View(FRAME, frame, rid=rid(BROCCOLI, "new_recipe_root"), children=[toolbar, form])
 
 
 def recipe_root(phone: Phone) -> Page:

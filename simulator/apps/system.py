@@ -369,9 +369,14 @@ class NotificationShade(Panel):
             View(
                 FRAME,
                 screen,
-                rid=_sid("qs_frame"),
+                rid=rid(SYSTEM_UI, "qs_frame"),
                 children=[
-                    View(FRAME, screen, rid=_sid("quick_settings_container"), children=container)
+                    View(
+                        FRAME,
+                        screen,
+                        rid=rid(SYSTEM_UI, "quick_settings_container"),
+                        children=container,
+                    )
                 ],
             ),
         ]
@@ -382,17 +387,23 @@ class NotificationShade(Panel):
             FRAME,
             screen,
             children=[
-                View(VIEW, screen, rid=_sid("scrim_behind"), clickable=True, on_tap=self.close),
-                View(VIEW, screen, rid=_sid("scrim_notifications")),
+                View(
+                    VIEW,
+                    screen,
+                    rid=rid(SYSTEM_UI, "scrim_behind"),
+                    clickable=True,
+                    on_tap=self.close,
+                ),
+                View(VIEW, screen, rid=rid(SYSTEM_UI, "scrim_notifications")),
                 View(
                     FRAME,
                     screen,
-                    rid=_sid("notification_panel"),
+                    rid=rid(SYSTEM_UI, "notification_panel"),
                     children=[
                         View(
                             VIEW_GROUP,
                             screen,
-                            rid=_sid("notification_container_parent"),
+                            rid=rid(SYSTEM_UI, "notification_container_parent"),
                             children=panel_children,
                         )
                     ],
@@ -410,12 +421,12 @@ class NotificationShade(Panel):
                 View(
                     FRAME,
                     Rect(814, 254, 860, 312),
-                    rid=_sid("wifi_combo"),
+                    rid=rid(SYSTEM_UI, "wifi_combo"),
                     children=[
                         View(
                             IMAGE,
                             Rect(821, 263, 860, 302),
-                            rid=_sid("wifi_signal"),
+                            rid=rid(SYSTEM_UI, "wifi_signal"),
                             desc="Wifi signal full.",
                         )
                     ],
@@ -426,25 +437,27 @@ class NotificationShade(Panel):
                 View(
                     FRAME,
                     Rect(860, 254, 899, 312),
-                    rid=_sid("mobile_combo"),
+                    rid=rid(SYSTEM_UI, "mobile_combo"),
                     desc="Phone signal full.",
-                    children=[View(IMAGE, Rect(860, 263, 899, 302), rid=_sid("mobile_signal"))],
+                    children=[
+                        View(IMAGE, Rect(860, 263, 899, 302), rid=rid(SYSTEM_UI, "mobile_signal"))
+                    ],
                 )
             )
         return View(
             VIEW_GROUP,
             Rect(0, 0, WIDTH, 315),
-            rid=_sid("split_shade_status_bar"),
+            rid=rid(SYSTEM_UI, "split_shade_status_bar"),
             children=[
                 View(
                     LINEAR,
                     Rect(42, 126, 1038, 252),
-                    rid=_sid("carrier_group"),
+                    rid=rid(SYSTEM_UI, "carrier_group"),
                     children=[
                         View(
                             LINEAR,
                             Rect(1038 - text_width(carrier, 40) - 11, 126, 1038, 252),
-                            rid=_sid("carrier1"),
+                            rid=rid(SYSTEM_UI, "carrier1"),
                             clickable=True,
                             on_tap=self._settings("Internet"),
                             children=[
@@ -454,7 +467,7 @@ class NotificationShade(Panel):
                                     163,
                                     40,
                                     1027,
-                                    rid=_sid("shade_carrier_text"),
+                                    rid=rid(SYSTEM_UI, "shade_carrier_text"),
                                 )
                             ],
                         )
@@ -463,25 +476,30 @@ class NotificationShade(Panel):
                 View(
                     TEXT,
                     Rect(42, 27, 268, 315),
-                    rid=_sid("clock"),
+                    rid=rid(SYSTEM_UI, "clock"),
                     text=f"{clock}\u202f",
                     desc=f"{clock}\u202f{half}",
                     clickable=True,
                     on_tap=self._launch(CLOCK),
                 ),
-                text(day_label(s.date), 42, 252, 46, 245, rid=_sid("date")),
-                View(LINEAR, Rect(245, 252, 915, 315), rid=_sid("statusIcons"), children=icons),
+                text(day_label(s.date), 42, 252, 46, 245, rid=rid(SYSTEM_UI, "date")),
+                View(
+                    LINEAR,
+                    Rect(245, 252, 915, 315),
+                    rid=rid(SYSTEM_UI, "statusIcons"),
+                    children=icons,
+                ),
                 View(
                     LINEAR,
                     Rect(915, 252, 1038, 315),
-                    rid=_sid("batteryRemainingIcon"),
+                    rid=rid(SYSTEM_UI, "batteryRemainingIcon"),
                     desc=f"Battery {s.battery_level} percent.",
                     children=[
                         View(IMAGE, Rect(915, 266, 935, 300)),
                         View(
                             TEXT,
                             Rect(935, 252, 1038, 315),
-                            rid=_sid("battery_percentage_view"),
+                            rid=rid(SYSTEM_UI, "battery_percentage_view"),
                             text=f"{s.battery_level}%",
                         ),
                     ],
@@ -498,13 +516,13 @@ class NotificationShade(Panel):
                 View(
                     TEXT,
                     Rect(x1 + 121, y1 + 54, box.x2 - 58, y1 + 105),
-                    rid=_sid("tile_label"),
+                    rid=rid(SYSTEM_UI, "tile_label"),
                     text=tile.label,
                 ),
                 View(
                     TEXT,
                     Rect(x1 + 121, y1 + 105, box.x2 - 58, y1 + 156),
-                    rid=_sid("app_label"),
+                    rid=rid(SYSTEM_UI, "app_label"),
                     text=tile.secondary,
                 ),
             ],
@@ -513,7 +531,11 @@ class NotificationShade(Panel):
             View(
                 VIEW_GROUP,
                 Rect(x1 + 42, y1 + 78, x1 + 95, y1 + 131),
-                children=[View(IMAGE, Rect(x1 + 42, y1 + 78, x1 + 95, y1 + 131), rid=_sid("icon"))],
+                children=[
+                    View(
+                        IMAGE, Rect(x1 + 42, y1 + 78, x1 + 95, y1 + 131), rid=rid(SYSTEM_UI, "icon")
+                    )
+                ],
             ),
             labels,
         ]
@@ -524,7 +546,9 @@ class NotificationShade(Panel):
                     Rect(x1 + 402, y1 + 78, x1 + 455, y1 + 131),
                     children=[
                         View(
-                            IMAGE, Rect(x1 + 402, y1 + 78, x1 + 455, y1 + 131), rid=_sid("chevron")
+                            IMAGE,
+                            Rect(x1 + 402, y1 + 78, x1 + 455, y1 + 131),
+                            rid=rid(SYSTEM_UI, "chevron"),
                         )
                     ],
                 )
@@ -557,7 +581,10 @@ class NotificationShade(Panel):
         tiles = self.tiles()[:QUICK_TILES]
         box = Rect(42, 357, 1038, 357 + 2 * TILE_H + TILE_GAP)
         return View(
-            LINEAR, box, rid=_sid("quick_qs_panel"), children=self._tile_grid(tiles, box.y1)
+            LINEAR,
+            box,
+            rid=rid(SYSTEM_UI, "quick_qs_panel"),
+            children=self._tile_grid(tiles, box.y1),
         )
 
     def _quick_settings(self) -> list[View]:
@@ -571,18 +598,18 @@ class NotificationShade(Panel):
         panel = View(
             LINEAR,
             Rect(42, 126, 1038, 1733),
-            rid=_sid("quick_settings_panel"),
+            rid=rid(SYSTEM_UI, "quick_settings_panel"),
             children=[
                 View(
                     FRAME,
                     slider,
-                    rid=_sid("brightness_slider"),
+                    rid=rid(SYSTEM_UI, "brightness_slider"),
                     desc="Display brightness",
                     children=[
                         View(
                             SEEK_BAR,
                             slider,
-                            rid=_sid("slider"),
+                            rid=rid(SYSTEM_UI, "slider"),
                             text="Display brightness",
                             focusable=True,
                         )
@@ -591,14 +618,14 @@ class NotificationShade(Panel):
                 View(
                     PAGER,
                     pager,
-                    rid=_sid("qs_pager"),
+                    rid=rid(SYSTEM_UI, "qs_pager"),
                     scrollable=True,
                     focusable=True,
                     children=[
                         View(
                             VIEW_GROUP,
                             pager,
-                            rid=_sid("tile_page"),
+                            rid=rid(SYSTEM_UI, "tile_page"),
                             children=self._tile_grid(shown, pager.y1),
                         )
                     ],
@@ -606,7 +633,7 @@ class NotificationShade(Panel):
                 View(
                     FRAME,
                     footer,
-                    rid=_sid("qs_footer"),
+                    rid=rid(SYSTEM_UI, "qs_footer"),
                     children=[
                         View(
                             LINEAR,
@@ -615,7 +642,7 @@ class NotificationShade(Panel):
                                 View(
                                     VIEW_GROUP,
                                     Rect(506, 1480, 573, 1501),
-                                    rid=_sid("footer_page_indicator"),
+                                    rid=rid(SYSTEM_UI, "footer_page_indicator"),
                                     desc=f"Page {self.page + 1} of {pages}",
                                 ),
                                 View(
@@ -625,7 +652,7 @@ class NotificationShade(Panel):
                                         View(
                                             IMAGE,
                                             Rect(907, 1428, 1033, 1554),
-                                            rid=_sid("edit"),
+                                            rid=rid(SYSTEM_UI, "edit"),
                                             desc="Edit order of settings.",
                                             clickable=True,
                                             focusable=True,
@@ -644,12 +671,17 @@ class NotificationShade(Panel):
             return View(
                 FRAME,
                 Rect(x, 2200, x + 126, 2326),
-                rid=_sid(name),
+                rid=rid(SYSTEM_UI, name),
                 clickable=True,
                 focusable=True,
                 on_tap=on_tap,
                 children=[
-                    View(IMAGE, Rect(x + 36, 2236, x + 89, 2289), rid=_sid("icon"), desc=desc)
+                    View(
+                        IMAGE,
+                        Rect(x + 36, 2236, x + 89, 2289),
+                        rid=rid(SYSTEM_UI, "icon"),
+                        desc=desc,
+                    )
                 ],
             )
 
@@ -657,14 +689,14 @@ class NotificationShade(Panel):
             View(
                 SCROLL,
                 Rect(42, 0, 1038, 1733),
-                rid=_sid("expanded_qs_scroll_view"),
+                rid=rid(SYSTEM_UI, "expanded_qs_scroll_view"),
                 children=[panel],
             ),
-            View(FRAME, Rect(42, 0, 1038, 526), rid=_sid("header")),
+            View(FRAME, Rect(42, 0, 1038, 526), rid=rid(SYSTEM_UI, "header")),
             View(
                 LINEAR,
                 Rect(0, 2179, WIDTH, NAV_BAR_TOP),
-                rid=_sid("qs_footer_actions"),
+                rid=rid(SYSTEM_UI, "qs_footer_actions"),
                 children=[
                     action("multi_user_switch", "Signed in as Owner", 671, no_effect),
                     action(
@@ -691,7 +723,7 @@ class NotificationShade(Panel):
                     View(
                         FRAME,
                         card,
-                        rid=_sid("expanded"),
+                        rid=rid(SYSTEM_UI, "expanded"),
                         children=[
                             View(
                                 FRAME,
@@ -810,25 +842,27 @@ class NotificationShade(Panel):
             rows.append((168, self._footer))
         else:
             rows.append((168, self._no_notifications))
-        return recycler(body, rows, self.scroll, _sid("notification_stack_scroller"), SCROLL)
+        return recycler(
+            body, rows, self.scroll, rid(SYSTEM_UI, "notification_stack_scroller"), SCROLL
+        )
 
     def _footer(self, box: Rect) -> View:
         return View(
             FRAME,
             box,
-            rid=_sid("notification_footer"),
+            rid=rid(SYSTEM_UI, "notification_footer"),
             children=[
                 button(
                     "Manage",
                     Rect(42, box.y1 + 21, 342, box.y2 - 21),
                     self._settings("Notifications"),
-                    _sid("manage_text"),
+                    rid(SYSTEM_UI, "manage_text"),
                 ),
                 button(
                     "Clear all",
                     Rect(738, box.y1 + 21, 1038, box.y2 - 21),
                     self._clear_all,
-                    _sid("dismiss_text"),
+                    rid(SYSTEM_UI, "dismiss_text"),
                 ),
             ],
         )
@@ -837,15 +871,13 @@ class NotificationShade(Panel):
         return View(
             FRAME,
             box,
-            rid=_sid("no_notifications"),
+            rid=rid(SYSTEM_UI, "no_notifications"),
             children=[
-                centered_text("No notifications", box, 44, rid=_sid("no_notifications_text"))
+                centered_text(
+                    "No notifications", box, 44, rid=rid(SYSTEM_UI, "no_notifications_text")
+                )
             ],
         )
-
-
-def _sid(name: str) -> str:
-    return rid(SYSTEM_UI, name)
 
 
 class InternetDialog(Dialog):
@@ -874,9 +906,11 @@ class InternetDialog(Dialog):
             on_tap: Handler,
             switch: bool | None = None,
         ) -> View:
-            texts = [text(title, 105, box.y1 + 30, 48, 850, rid=_sid(f"{name}_title"))]
+            texts = [text(title, 105, box.y1 + 30, 48, 850, rid=rid(SYSTEM_UI, f"{name}_title"))]
             if summary:
-                texts.append(text(summary, 105, box.y1 + 95, 37, 850, rid=_sid(f"{name}_summary")))
+                texts.append(
+                    text(summary, 105, box.y1 + 95, 37, 850, rid=rid(SYSTEM_UI, f"{name}_summary"))
+                )
             children = [View(LINEAR, box.with_x(105, 850), children=texts)]
             if switch is not None:
                 cy = box.y1 + box.height // 2
@@ -884,7 +918,7 @@ class InternetDialog(Dialog):
                     View(
                         SWITCH,
                         Rect(870, cy - 50, 1000, cy + 50),
-                        rid=_sid("wifi_toggle"),
+                        rid=rid(SYSTEM_UI, "wifi_toggle"),
                         checkable=True,
                         checked=switch,
                         focusable=True,
@@ -893,7 +927,7 @@ class InternetDialog(Dialog):
             return View(
                 LINEAR,
                 box,
-                rid=_sid(f"{name}_layout"),
+                rid=rid(SYSTEM_UI, f"{name}_layout"),
                 clickable=True,
                 focusable=True,
                 on_tap=on_tap,
@@ -935,7 +969,7 @@ class InternetDialog(Dialog):
                         no_effect,
                     )
                 )
-            return View(LINEAR, box, rid=_sid("internet_list"), children=rows)
+            return View(LINEAR, box, rid=rid(SYSTEM_UI, "internet_list"), children=rows)
 
         height = (0 if s.airplane_mode else 168) + 147 + (168 if s.wifi else 0)
         subtitle = "Tap a network to connect" if s.wifi else "Networks available"

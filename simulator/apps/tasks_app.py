@@ -37,10 +37,6 @@ _HEADER = 120
 PRIORITIES = ("none", "low", "medium", "high")
 
 
-def _tid(name: str) -> str:
-    return rid(TASKS_APP, name)
-
-
 def due_label(due: str, today: str) -> str:
     """How the list shows a due date: Today, Tomorrow, Yesterday, or "Oct 18"."""
     day, now = dt.date.fromisoformat(due), dt.date.fromisoformat(today)
@@ -101,12 +97,12 @@ class TaskListPage(Page):
                 View(
                     IMAGE,
                     Rect(0, box.y1, 168, box.y1 + 147),
-                    rid=_tid("completeBox"),
+                    rid=rid(TASKS_APP, "completeBox"),
                     clickable=True,
                     focusable=True,
                     on_tap=partial(self._complete, task),
                 ),
-                text(task.title, 168, box.y1 + 45, 46, 800, rid=_tid("title")),
+                text(task.title, 168, box.y1 + 45, 46, 800, rid=rid(TASKS_APP, "title")),
             ]
             if task.due:
                 label = due_label(task.due, self.state.date)
@@ -114,7 +110,7 @@ class TaskListPage(Page):
                     View(
                         TEXT,
                         Rect(1040 - len(label) * 20 - 40, box.y1 + 40, 1059, box.y1 + 110),
-                        rid=_tid("due_date"),
+                        rid=rid(TASKS_APP, "due_date"),
                         text=label,
                         clickable=True,
                         focusable=True,
@@ -124,12 +120,12 @@ class TaskListPage(Page):
             return View(
                 FRAME,
                 box,
-                rid=_tid("row"),
+                rid=rid(TASKS_APP, "row"),
                 children=[
                     View(
                         RELATIVE,
                         box,
-                        rid=_tid("rowBody"),
+                        rid=rid(TASKS_APP, "rowBody"),
                         clickable=True,
                         focusable=True,
                         long_clickable=True,
@@ -142,7 +138,9 @@ class TaskListPage(Page):
         return build
 
     def _header(self, label: str) -> Callable[[Rect], View]:
-        return lambda box: text(label, 63, box.y1 + 42, 40, 1000, rid=_tid("header_title"))
+        return lambda box: text(
+            label, 63, box.y1 + 42, 40, 1000, rid=rid(TASKS_APP, "header_title")
+        )
 
     def content(self, frame: Rect) -> View:
         bar = Rect(0, frame.y1, WIDTH, frame.y1 + _BAR)
@@ -157,21 +155,21 @@ class TaskListPage(Page):
                 rows += [(_ROW, self._row(t)) for t in done]
         body = Rect(0, bar.y2, WIDTH, frame.y2)
         listing: View = (
-            recycler(body, rows, self.scroll, _tid("recycler_view"))
+            recycler(body, rows, self.scroll, rid(TASKS_APP, "recycler_view"))
             if rows
-            else text("No tasks", 420, body.y1 + 500, 48, 1000, rid=_tid("empty_text"))
+            else text("No tasks", 420, body.y1 + 500, 48, 1000, rid=rid(TASKS_APP, "empty_text"))
         )
         toolbar = View(
             VIEW_GROUP,
             bar,
-            rid=_tid("toolbar"),
+            rid=rid(TASKS_APP, "toolbar"),
             children=[
                 text("My Tasks", 63, bar.y1 + 48, 60, 700),
                 icon_button(
                     "Search",
                     Rect(786, bar.y1 + 10, 933, bar.y2 - 10),
                     lambda: None,
-                    _tid("menu_search"),
+                    rid(TASKS_APP, "menu_search"),
                 ),
                 overflow_button(Rect(933, bar.y1 + 10, 1080, bar.y2 - 10), self._more),
             ],
@@ -180,10 +178,13 @@ class TaskListPage(Page):
             "New task",
             Rect(WIDTH - 42 - 168, frame.y2 - 42 - 168, WIDTH - 42, frame.y2 - 42),
             lambda: self.phone.push(TaskEditPage(self.phone, None)),
-            _tid("fab"),
+            rid(TASKS_APP, "fab"),
         )
         return View(
-            FRAME, frame, rid=_tid("task_list_coordinator"), children=[toolbar, listing, fab]
+            FRAME,
+            frame,
+            rid=rid(TASKS_APP, "task_list_coordinator"),
+            children=[toolbar, listing, fab],
         )
 
 
@@ -259,13 +260,13 @@ class TaskEditPage(Page):
         due_row = View(
             LINEAR,
             Rect(0, y, WIDTH, y + 160),
-            rid=_tid("due_date_row"),
+            rid=rid(TASKS_APP, "due_date_row"),
             clickable=True,
             focusable=True,
             on_tap=self._pick_due,
             children=[
-                View(IMAGE, Rect(63, y + 50, 126, y + 113), rid=_tid("icon")),
-                text(due_text, 189, y + 50, 46, 1000, rid=_tid("due_date")),
+                View(IMAGE, Rect(63, y + 50, 126, y + 113), rid=rid(TASKS_APP, "icon")),
+                text(due_text, 189, y + 50, 46, 1000, rid=rid(TASKS_APP, "due_date")),
             ],
         )
         y += 180
@@ -274,7 +275,7 @@ class TaskEditPage(Page):
             View(
                 RADIO,
                 Rect(210 + i * width, y + 20, 210 + (i + 1) * width, y + 140),
-                rid=_tid(f"priority_{name}"),
+                rid=rid(TASKS_APP, f"priority_{name}"),
                 text=name.capitalize(),
                 checkable=True,
                 checked=self.priority == name,
@@ -287,7 +288,7 @@ class TaskEditPage(Page):
         priority_row = View(
             LINEAR,
             Rect(0, y, WIDTH, y + 160),
-            rid=_tid("priority_row"),
+            rid=rid(TASKS_APP, "priority_row"),
             children=[
                 text("Priority", 63, y + 55, 40, 200),
                 View(
@@ -301,15 +302,18 @@ class TaskEditPage(Page):
             Rect(63, y, 1017, y + 200),
             focus is self.notes,
             self.phone.focuser(self.notes, self),
-            _tid("notes"),
+            rid(TASKS_APP, "notes"),
         )
         toolbar = View(
             VIEW_GROUP,
             bar,
-            rid=_tid("toolbar"),
+            rid=rid(TASKS_APP, "toolbar"),
             children=[
                 icon_button(
-                    "Save", Rect(0, bar.y1 + 10, 147, bar.y2 - 10), self._save, _tid("save")
+                    "Save",
+                    Rect(0, bar.y1 + 10, 147, bar.y2 - 10),
+                    self._save,
+                    rid(TASKS_APP, "save"),
                 ),
                 overflow_button(Rect(933, bar.y1 + 10, 1080, bar.y2 - 10), self._more),
             ],
@@ -319,12 +323,12 @@ class TaskEditPage(Page):
             title_box,
             focus is self.title,
             self.phone.focuser(self.title, self),
-            _tid("title"),
+            rid(TASKS_APP, "title"),
         )
         return View(
             FRAME,
             frame,
-            rid=_tid("task_edit_root"),
+            rid=rid(TASKS_APP, "task_edit_root"),
             children=[toolbar, title, due_row, priority_row, notes],
         )
 
