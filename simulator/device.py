@@ -11,9 +11,10 @@ from pydantic import ValidationError
 
 from devices.base import KEYCODES, AppNotFound, DeviceError
 from simulator.apps import APPS
+from simulator.apps.dialogs import RateAppDialog
 from simulator.apps.launcher import OverviewPage
 from simulator.apps.names import AmbiguousAppName, find_app
-from simulator.apps.system import BatteryWarningDialog, RateAppDialog
+from simulator.apps.system import BatteryWarningDialog
 from simulator.display import HEIGHT, SCREEN, WIDTH
 from simulator.faults import DUMP_ERRORS, FaultConfig
 from simulator.runtime import Phone

@@ -1,5 +1,5 @@
-"""Dialogs several apps share: an overflow popup menu, a confirmation, a one-line text prompt,
-and the input-mode logic of Material's date and time pickers."""
+"""Dialogs several apps share: an overflow popup menu, a confirmation, the "rate us" popup,
+a one-line text prompt, and the input-mode logic of Material's date and time pickers."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from functools import partial
 from simulator.display import STATUS_BAR, WIDTH
 from simulator.runtime import Dialog, Page, Phone
 from simulator.view import FRAME, LINEAR, Rect, View, rid
-from simulator.widgets import Field, alert_dialog, edit_text, text
+from simulator.widgets import Field, alert_dialog, edit_text, no_effect, text
 
 MenuItems = Sequence[tuple[str, Callable[[], None]]]
 
@@ -93,6 +93,21 @@ class ConfirmDialog(Dialog):
             self.message,
             [(dismiss, self.cancel), (confirm, self._confirm)],
             on_cancel=self.cancel,
+        )
+
+
+class RateAppDialog(ConfirmDialog):
+    """An in-app "rate us" popup, injected as a fault; either button only closes it."""
+
+    def __init__(self, phone: Phone, package: str, label: str) -> None:
+        super().__init__(
+            phone,
+            package,
+            f"Enjoying {label}?",
+            "Tap a star to rate it on Google Play.",
+            "Rate",
+            no_effect,
+            dismiss="Not now",
         )
 
 

@@ -1,5 +1,5 @@
-"""System windows over apps: the notification-permission prompt, popups, the notification
-shade with quick settings, and the Internet panel of its Internet tile."""
+"""System windows over apps: the notification-permission prompt, the low-battery warning, the
+notification shade with quick settings, and the Internet panel of its Internet tile."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from simulator.apps.calendar import day_label
-from simulator.apps.dialogs import ConfirmDialog
 from simulator.apps.messages import open_conversation
 from simulator.apps.settings import open_settings_page
 from simulator.display import HEIGHT, NAV_BAR_TOP, WIDTH
@@ -128,21 +127,6 @@ class NotificationPermissionDialog(Dialog):
             LINEAR, box, rid=rid(_PC, "grant_singleton"), clickable=True, children=[dialog]
         )
         return dialog_frame(box, View(SCROLL, box, focusable=True, children=[singleton]), None)
-
-
-class RateAppDialog(ConfirmDialog):
-    """An in-app "rate us" popup, injected as a fault; either button only closes it."""
-
-    def __init__(self, phone: Phone, package: str, label: str) -> None:
-        super().__init__(
-            phone,
-            package,
-            f"Enjoying {label}?",
-            "Tap a star to rate it on Google Play.",
-            "Rate",
-            no_effect,
-            dismiss="Not now",
-        )
 
 
 class BatteryWarningDialog(Dialog):
