@@ -19,7 +19,7 @@ from simulator.display import HEIGHT, SCREEN, WIDTH
 from simulator.faults import DUMP_ERRORS, FaultConfig
 from simulator.runtime import Phone
 from simulator.state import LAUNCHER, StateError, build_state
-from simulator.system_ui import KEYBOARD
+from simulator.system_ui.keyboard import KEYBOARD
 from simulator.view import (
     Handler,
     View,

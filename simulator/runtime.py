@@ -13,15 +13,10 @@ from dataclasses import dataclass
 
 from simulator.display import KEYBOARD_TOP, NAV_BAR_TOP, STATUS_BAR, WIDTH
 from simulator.state import DeviceState
-from simulator.system_ui import (
-    KEYBOARD,
-    SYSTEM_UI,
-    KeyboardActions,
-    StatusIcons,
-    keyboard_window,
-    status_bar_window,
-    toast_window,
-)
+from simulator.system_ui import SYSTEM_UI
+from simulator.system_ui.keyboard import KEYBOARD, KeyboardActions, keyboard_window
+from simulator.system_ui.status_bar import StatusIcons, status_bar_window
+from simulator.system_ui.toast import toast_window
 from simulator.view import Handler, Rect, View, Window
 from simulator.widgets import Field, app_window
 
