@@ -11,6 +11,7 @@ import html
 import re
 import shlex
 import socket
+from collections.abc import Iterator
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -80,8 +81,19 @@ def sleeps() -> Sleeps:
     return Sleeps()
 
 
+@pytest.fixture(params=["dump", "u2"])
+def device(
+    request: pytest.FixtureRequest, served: AdbServer, sleeps: Sleeps
+) -> Iterator[AdbDevice]:
+    """The phone with each screen reader in turn: all but the dump's own retries must work the
+    same whichever reads the screen."""
+    phone = AdbDevice(host="127.0.0.1", port=served.port, sleep=sleeps, screen_reader=request.param)
+    yield phone
+    phone.close()
+
+
 @pytest.fixture
-def device(served: AdbServer, sleeps: Sleeps) -> AdbDevice:
+def dump_device(served: AdbServer, sleeps: Sleeps) -> AdbDevice:
     return AdbDevice(host="127.0.0.1", port=served.port, sleep=sleeps)
 
 
@@ -145,19 +157,26 @@ def test_a_command_that_hangs_times_out(served: AdbServer) -> None:
 # --- the screen -----------------------------------------------------------------------------
 
 
-def test_dump_is_whole_fresh_and_leaves_no_files(served: AdbServer, device: AdbDevice) -> None:
-    first = device.dump_xml()
+def test_dump_is_whole_fresh_and_leaves_no_files(served: AdbServer, dump_device: AdbDevice) -> None:
+    first = dump_device.dump_xml()
     assert first.startswith("<?xml") and first.endswith("</hierarchy>")
-    device.open_app("Settings")
-    assert "Network &amp; internet" in device.dump_xml()
+    dump_device.open_app("Settings")
+    assert "Network &amp; internet" in dump_device.dump_xml()
     assert served.session("emulator-5554").files.list_directory("/data/local/tmp") == []
 
 
+def test_every_reader_reads_whole_fresh_screens(device: AdbDevice, sim_phone: Simulator) -> None:
+    assert device.dump_xml() == sim_phone.dump_xml()
+    device.open_app("Settings")
+    assert device.dump_xml() == sim_phone.dump_xml()
+    assert "Network &amp; internet" in device.dump_xml()
+
+
 def test_dump_retries_every_known_failure_with_backoff(
-    served: AdbServer, device: AdbDevice, sleeps: Sleeps
+    served: AdbServer, dump_device: AdbDevice, sleeps: Sleeps
 ) -> None:
     served.session("emulator-5554").inject_dump_faults(list(DumpFault))
-    assert device.dump_xml().endswith("</hierarchy>")
+    assert dump_device.dump_xml().endswith("</hierarchy>")
     assert sleeps.calls == [0.25, 0.5, 1.0, 2.0, 2.0]
 
 
