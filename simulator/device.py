@@ -14,11 +14,11 @@ from simulator.apps import APPS
 from simulator.apps.dialogs import RateAppDialog
 from simulator.apps.launcher import OverviewPage
 from simulator.apps.names import AmbiguousAppName, find_app
-from simulator.apps.system import BatteryWarningDialog
 from simulator.display import HEIGHT, SCREEN, WIDTH
 from simulator.faults import DUMP_ERRORS, FaultConfig
 from simulator.runtime import Phone
 from simulator.state import LAUNCHER, StateError, build_state
+from simulator.system_ui.dialogs import BatteryWarningDialog
 from simulator.system_ui.keyboard import KEYBOARD
 from simulator.view import (
     Handler,

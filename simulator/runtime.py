@@ -160,7 +160,7 @@ class Phone:
         self.top().on_resume()
         if package in self.state.permission_prompts and self.system_dialog is None:
             # Imported lazily: the prompt is a system dialog built from the widget library.
-            from simulator.apps.system import NotificationPermissionDialog
+            from simulator.system_ui.dialogs import NotificationPermissionDialog
 
             self.system_dialog = NotificationPermissionDialog(
                 self, package, self.apps[package].label
@@ -260,7 +260,7 @@ class Phone:
 
     def open_panel(self) -> None:
         # Imported lazily: the shade is built from the apps it shows (Messages, Clock).
-        from simulator.apps.system import NotificationShade
+        from simulator.system_ui.shade import NotificationShade
 
         self.blur()
         self.panel = NotificationShade(self)

@@ -1,5 +1,5 @@
-"""System windows over apps: the notification-permission prompt, the low-battery warning, the
-notification shade with quick settings, and the Internet panel of its Internet tile."""
+"""The notification shade System UI pulls down over everything: the clock, four quick-settings
+tiles and the notifications, and all the quick settings when pulled down further."""
 
 from __future__ import annotations
 
@@ -11,9 +11,10 @@ from simulator.apps.calendar import day_label
 from simulator.apps.messages import open_conversation
 from simulator.apps.settings import open_settings_page
 from simulator.display import HEIGHT, NAV_BAR_TOP, WIDTH
-from simulator.runtime import Dialog, Panel, Phone
+from simulator.runtime import Panel, Phone
 from simulator.state import CLOCK, MESSAGES, SETTINGS, DeviceState, ReceivedMessage
 from simulator.system_ui import SYSTEM_UI
+from simulator.system_ui.internet_panel import InternetDialog
 from simulator.view import (
     BUTTON,
     FRAME,
@@ -31,126 +32,10 @@ from simulator.view import (
     rid,
     text_width,
 )
-from simulator.widgets import (
-    alert_dialog,
-    button,
-    centered_text,
-    dialog_frame,
-    no_effect,
-    on_off,
-    recycler,
-    text,
-)
+from simulator.widgets import button, centered_text, no_effect, on_off, recycler, text
 
 SEEK_BAR = "android.widget.SeekBar"
 PAGER = "androidx.viewpager.widget.ViewPager"
-
-PERMISSION_CONTROLLER = "com.google.android.permissioncontroller"
-_PC = "com.android.permissioncontroller"
-
-
-class NotificationPermissionDialog(Dialog):
-    """Android 13+ asks on an app's first launch whether it may post notifications."""
-
-    cancelable = True
-
-    def __init__(self, phone: Phone, app_package: str, app_label: str) -> None:
-        super().__init__(phone, PERMISSION_CONTROLLER)
-        self.app_package = app_package
-        self.app_label = app_label
-
-    def answer(self, allow: bool) -> None:
-        state = self.phone.state
-        state.permission_prompts = [p for p in state.permission_prompts if p != self.app_package]
-        if allow and self.app_package not in state.notifications_allowed:
-            state.notifications_allowed = [*state.notifications_allowed, self.app_package]
-        self.phone.close_dialog(self)
-
-    def cancel(self) -> None:
-        # Dismissing the prompt with back counts as a denial, as on a real phone.
-        self.answer(False)
-
-    def window(self) -> View:
-        box = Rect(27, 863, WIDTH - 27, 1537)
-        inner = box.inset(44, 44)
-        message = f"Allow {self.app_label} to send you notifications?"
-        buttons = View(
-            LINEAR,
-            Rect(inner.x1, 1164, inner.x2, 1493),
-            children=[
-                button(
-                    "Allow",
-                    Rect(137, 1170, 943, 1324),
-                    lambda: self.answer(True),
-                    rid(_PC, "permission_allow_button"),
-                ),
-                button(
-                    "Don’t allow",
-                    Rect(137, 1336, 943, 1490),
-                    lambda: self.answer(False),
-                    rid(_PC, "permission_deny_button"),
-                ),
-            ],
-        )
-        dialog = View(
-            LINEAR,
-            box,
-            rid=rid(_PC, "grant_dialog"),
-            clickable=True,
-            children=[
-                View(
-                    LINEAR,
-                    Rect(inner.x1, inner.y1, inner.x2, 1164),
-                    rid=rid(_PC, "content_container"),
-                    children=[
-                        View(
-                            LINEAR,
-                            Rect(137, 973, 943, 1098),
-                            children=[
-                                View(
-                                    IMAGE, Rect(496, 907, 584, 995), rid=rid(_PC, "permission_icon")
-                                ),
-                                View(
-                                    TEXT,
-                                    Rect(137, 1028, 943, 1098),
-                                    rid=rid(_PC, "permission_message"),
-                                    text=message,
-                                ),
-                            ],
-                        ),
-                    ],
-                ),
-                buttons,
-            ],
-        )
-        singleton = View(
-            LINEAR, box, rid=rid(_PC, "grant_singleton"), clickable=True, children=[dialog]
-        )
-        return dialog_frame(box, View(SCROLL, box, focusable=True, children=[singleton]), None)
-
-
-class BatteryWarningDialog(Dialog):
-    """The low-battery warning System UI shows over any app, injected as a fault."""
-
-    def __init__(self, phone: Phone) -> None:
-        super().__init__(phone, SYSTEM_UI)
-
-    def _saver(self) -> None:
-        self.phone.state.battery_saver = True
-        self.cancel()
-
-    def window(self) -> View:
-        level = self.phone.state.battery_level
-        return alert_dialog(
-            "Battery may run out soon",
-            f"{min(level, 15)}% remaining. Turn on Battery Saver to extend battery life.",
-            [("Close", self.cancel), ("Turn on Battery Saver", self._saver)],
-            on_cancel=self.cancel,
-        )
-
-
-# ---------------------------------------------------------------------------------------------
-# The shade: notifications under four tiles, and quick settings pulled down further
 
 
 @dataclass(frozen=True)
@@ -861,107 +746,4 @@ class NotificationShade(Panel):
                     "No notifications", box, 44, rid=rid(SYSTEM_UI, "no_notifications_text")
                 )
             ],
-        )
-
-
-class InternetDialog(Dialog):
-    """The Internet tile's panel (Android 12+): mobile data, the Wi-Fi switch, the network in
-    use, See all (Settings > Internet) and Done."""
-
-    def __init__(self, phone: Phone) -> None:
-        super().__init__(phone, SYSTEM_UI)
-
-    def _toggle_wifi(self) -> None:
-        self.phone.state.wifi = not self.phone.state.wifi
-        self.phone.changes += 1
-
-    def _see_all(self) -> None:
-        self.cancel()
-        open_settings_page(self.phone, "Internet")
-
-    def window(self) -> View:
-        s = self.phone.state
-
-        def row(
-            box: Rect,
-            name: str,
-            title: str,
-            summary: str,
-            on_tap: Handler,
-            switch: bool | None = None,
-        ) -> View:
-            texts = [text(title, 105, box.y1 + 30, 48, 850, rid=rid(SYSTEM_UI, f"{name}_title"))]
-            if summary:
-                texts.append(
-                    text(summary, 105, box.y1 + 95, 37, 850, rid=rid(SYSTEM_UI, f"{name}_summary"))
-                )
-            children = [View(LINEAR, box.with_x(105, 850), children=texts)]
-            if switch is not None:
-                cy = box.y1 + box.height // 2
-                children.append(
-                    View(
-                        SWITCH,
-                        Rect(870, cy - 50, 1000, cy + 50),
-                        rid=rid(SYSTEM_UI, "wifi_toggle"),
-                        checkable=True,
-                        checked=switch,
-                        focusable=True,
-                    )
-                )
-            return View(
-                LINEAR,
-                box,
-                rid=rid(SYSTEM_UI, f"{name}_layout"),
-                clickable=True,
-                focusable=True,
-                on_tap=on_tap,
-                children=children,
-            )
-
-        def body(box: Rect) -> View:
-            rows: list[View] = []
-            y = box.y1
-            if not s.airplane_mode:
-                rows.append(
-                    row(
-                        Rect(box.x1, y, box.x2, y + 168),
-                        "mobile",
-                        "T-Mobile",
-                        "Connected / 3G" if not s.wifi else "Mobile data",
-                        no_effect,
-                    )
-                )
-                y += 168
-            rows.append(
-                row(
-                    Rect(box.x1, y, box.x2, y + 147),
-                    "turn_on_wifi",
-                    "Wi‑Fi",
-                    "",
-                    self._toggle_wifi,
-                    s.wifi,
-                )
-            )
-            y += 147
-            if s.wifi:
-                rows.append(
-                    row(
-                        Rect(box.x1, y, box.x2, y + 168),
-                        "wifi_connected",
-                        "AndroidWifi",
-                        "Connected",
-                        no_effect,
-                    )
-                )
-            return View(LINEAR, box, rid=rid(SYSTEM_UI, "internet_list"), children=rows)
-
-        height = (0 if s.airplane_mode else 168) + 147 + (168 if s.wifi else 0)
-        subtitle = "Tap a network to connect" if s.wifi else "Networks available"
-        return alert_dialog(
-            "Internet",
-            subtitle,
-            [("See all", self._see_all), ("Done", self.cancel)],
-            on_cancel=self.cancel,
-            body=body,
-            body_height=height,
         )
