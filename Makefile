@@ -1,10 +1,11 @@
-# The two commands a fresh machine needs are `make demo` and `make test` (see README).
+# The two commands a fresh machine needs are `make demo` and `make test` (see README); `make check`
+# is the quicker loop while developing.
 PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install serving-stack peer lint test demo clean
+.PHONY: install serving-stack peer lint check test demo clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -31,6 +32,11 @@ lint: serving-stack
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
+# The quick loop while developing: lint, then every test not marked slow (no real model server).
+check: lint
+	$(BIN)/pytest -m "not slow"
+
+# The full suite, slow tests included: what CI runs.
 test: lint
 	$(BIN)/pytest
 

@@ -425,6 +425,7 @@ def _cpu_has_avx512() -> bool:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1800)  # serves each tiny build in turn
 def test_bench_serving_measures_tiny_builds_and_reports_what_cannot_serve(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -58,6 +58,7 @@ def test_a_missing_prompt_file_is_a_usage_error(tiny_dir: Path, tmp_path: Path) 
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1200)  # serves both builds in turn
 def test_a_build_compared_with_itself_agrees_on_every_token(tiny_dir: Path, demos: Path) -> None:
     pytest.importorskip("vllm")
     plain = compare.load_prompts("builtin", tiny_dir, count=0)[:3]

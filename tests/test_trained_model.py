@@ -21,7 +21,8 @@ from serving.checkpoint import bundled_checkpoint
 from serving.launcher import group_members
 from tests.cli_process import run_cli, serve_detached
 
-pytestmark = pytest.mark.slow
+# Starts a real model server and scores seven tasks on it: capped at its two limits (900 s each).
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
 
 HELD_OUT_TASKS = (
     "SystemWifiTurnOn",

@@ -23,7 +23,8 @@ from serving.checkpoint import SparkConfig, make_checkpoint
 from serving.launcher import cpu_list
 from serving.reference_forward import spark_logits
 
-pytestmark = pytest.mark.slow
+# Loads the model into vLLM in this process: capped like a server start.
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1200)]
 
 SERVED_LEN = 256
 

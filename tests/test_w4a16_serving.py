@@ -41,7 +41,8 @@ from serving.quantization import int4_kernel, int4pack  # noqa: E402
 from serving.quantization.quantize import quantize_checkpoint  # noqa: E402
 from serving.reference_forward import spark_logits  # noqa: E402
 
-pytestmark = pytest.mark.slow
+# Starts a real model server: capped above the start-up limit it waits for (900 s).
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1200)]
 GROUP_SIZE = 64
 PLAN = int4pack.machine_plan("adaptive", torch.float32)
 PROMPT_TOKENS = PLAN.prefill_min_rows + 36  # above it: prefill takes the dequant path
