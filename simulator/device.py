@@ -16,10 +16,11 @@ from simulator.apps.launcher import OverviewPage
 from simulator.apps.names import AmbiguousAppName, find_app
 from simulator.display import HEIGHT, SCREEN, WIDTH
 from simulator.faults import DUMP_ERRORS, FaultConfig
-from simulator.runtime import Phone
+from simulator.runtime import Phone, SystemWindows
 from simulator.state import LAUNCHER, StateError, build_state
-from simulator.system_ui.dialogs import BatteryWarningDialog
+from simulator.system_ui.dialogs import BatteryWarningDialog, NotificationPermissionDialog
 from simulator.system_ui.keyboard import KEYBOARD
+from simulator.system_ui.shade import NotificationShade
 from simulator.view import (
     Handler,
     View,
@@ -34,6 +35,10 @@ from simulator.view import (
 
 # How far a new window has slid in when a dump catches it mid-transition.
 _TRANSITION_OFFSET = 430
+
+_SYSTEM_WINDOWS = SystemWindows(
+    shade=NotificationShade, permission_prompt=NotificationPermissionDialog
+)
 
 
 class Simulator:
@@ -58,7 +63,7 @@ class Simulator:
         self.faults = faults or FaultConfig()
         self._random = random.Random(seed)
         self._state = build_state(state)
-        self._phone = Phone(self._state, list(APPS), LAUNCHER)
+        self._phone = Phone(self._state, list(APPS), LAUNCHER, _SYSTEM_WINDOWS)
         self._stale: list[str] = []  # dumps still showing the previous screen
         self._sliding = False  # the next dump catches a window mid-transition
         if self._state.foreground != LAUNCHER:

@@ -107,13 +107,30 @@ class AppSpec:
     root: Callable[[Phone], Page]
 
 
+@dataclass(frozen=True)
+class SystemWindows:
+    """The windows System UI opens over the apps. They lead into apps (the shade opens
+    Messages and Settings pages), so whoever assembles the phone passes them in: the runtime
+    stays below the apps and imports none of them."""
+
+    shade: Callable[[Phone], Panel]
+    permission_prompt: Callable[[Phone, str, str], Dialog]  # (phone, app package, app label)
+
+
 class Phone:
     """Navigation and input state of the simulated phone."""
 
-    def __init__(self, state: DeviceState, apps: list[AppSpec], launcher: str) -> None:
+    def __init__(
+        self,
+        state: DeviceState,
+        apps: list[AppSpec],
+        launcher: str,
+        system_windows: SystemWindows,
+    ) -> None:
         self.state = state
         self.apps = {app.package: app for app in apps}
         self.launcher = launcher
+        self.system_windows = system_windows
         self.stacks: dict[str, list[Page]] = {}
         self.recents: list[str] = []
         self.system_dialog: Dialog | None = None
@@ -159,10 +176,7 @@ class Phone:
         self._bring(package)
         self.top().on_resume()
         if package in self.state.permission_prompts and self.system_dialog is None:
-            # Imported lazily: the prompt is a system dialog built from the widget library.
-            from simulator.system_ui.dialogs import NotificationPermissionDialog
-
-            self.system_dialog = NotificationPermissionDialog(
+            self.system_dialog = self.system_windows.permission_prompt(
                 self, package, self.apps[package].label
             )
 
@@ -259,11 +273,8 @@ class Phone:
                 self.open_panel()
 
     def open_panel(self) -> None:
-        # Imported lazily: the shade is built from the apps it shows (Messages, Clock).
-        from simulator.system_ui.shade import NotificationShade
-
         self.blur()
-        self.panel = NotificationShade(self)
+        self.panel = self.system_windows.shade(self)
         self.changes += 1
         self.navigations += 1
 
