@@ -103,6 +103,17 @@ class Contact(BaseModel):
     name: str
     phone: str = ""
 
+    def matches(self, query: str) -> bool:
+        """Whether a contacts search for `query` finds this contact, in Contacts or Messages:
+        any part of the name (case-insensitive) or digits of the number."""
+        query = query.strip()
+        if not query:
+            return True
+        if query.casefold() in self.name.casefold():
+            return True
+        digits = "".join(char for char in query if char.isdigit())
+        return bool(digits) and digits in "".join(char for char in self.phone if char.isdigit())
+
 
 class SentMessage(BaseModel):
     model_config = ConfigDict(extra="forbid")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from simulator.apps.dialogs import ConfirmDialog
+from simulator.apps.messages import open_conversation
 from simulator.display import WIDTH
 from simulator.runtime import Page, Phone
 from simulator.state import CONTACTS, Contact
@@ -20,17 +21,6 @@ from simulator.widgets import (
     text,
     toolbar,
 )
-
-
-def matches(contact: Contact, query: str) -> bool:
-    """Search by any part of the name (case-insensitive) or by digits of the number."""
-    query = query.strip()
-    if not query:
-        return True
-    if query.casefold() in contact.name.casefold():
-        return True
-    digits = "".join(char for char in query if char.isdigit())
-    return bool(digits) and digits in "".join(char for char in contact.phone if char.isdigit())
 
 
 class ContactListPage(Page):
@@ -87,7 +77,7 @@ class ContactListPage(Page):
 
     def content(self, frame: Rect) -> View:
         people = sorted(
-            (c for c in self.state.contacts if matches(c, self.query.text)),
+            (c for c in self.state.contacts if c.matches(self.query.text)),
             key=lambda c: c.name.casefold(),
         )
         bar = Rect(0, frame.y1, WIDTH, frame.y1 + 190)
@@ -169,9 +159,6 @@ class ContactDetailPage(Page):
         self.contact = contact
 
     def _text(self) -> None:
-        # Imported here: Messages and Contacts each link to the other.
-        from simulator.apps.messages import open_conversation
-
         open_conversation(self.phone, self.contact.name)
 
     def content(self, frame: Rect) -> View:

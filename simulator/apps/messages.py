@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from simulator.apps.contacts import matches
 from simulator.display import WIDTH
 from simulator.runtime import Page, Phone
 from simulator.state import MESSAGES, Contact, SentMessage
@@ -152,7 +151,7 @@ class NewConversationPage(Page):
 
     def _send_to_typed(self) -> None:
         typed = self.to.text.strip()
-        people = [c for c in self.state.contacts if matches(c, typed)]
+        people = [c for c in self.state.contacts if c.matches(typed)]
         if len(people) == 1:
             self._start(people[0].name)
         elif typed and _is_number(typed):
@@ -200,7 +199,7 @@ class NewConversationPage(Page):
     def content(self, frame: Rect) -> View:
         typed = self.to.text.strip()
         people = sorted(
-            (c for c in self.state.contacts if matches(c, typed)), key=lambda c: c.name.casefold()
+            (c for c in self.state.contacts if c.matches(typed)), key=lambda c: c.name.casefold()
         )
         rows: list[tuple[int, Callable[[Rect], View]]] = []
         if typed and _is_number(typed):
