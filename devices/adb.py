@@ -40,7 +40,8 @@ from devices.adb_text import (
     typeable_by_input_text,
 )
 from devices.base import KEYCODES, AppNotFound, DeviceError, InputNotApplied
-from devices.screen_readers import ScreenReader, ScreenReaderChoice, open_screen_reader
+from devices.reader_choice import ScreenReaderChoice
+from devices.screen_readers import ScreenReader, open_screen_reader
 
 ADB_KEYBOARD_IME = "com.android.adbkeyboard/.AdbIME"
 ADB_KEYBOARD_HELP = (

@@ -34,19 +34,17 @@ import time
 import uuid
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import BaseModel
 
 from devices.adb_text import extract_hierarchy
 from devices.base import DeviceError
+from devices.reader_choice import ScreenReaderChoice
 
 if TYPE_CHECKING:
     import adbutils
     from uiautomator2.core import BasicUiautomatorServer
-
-ScreenReaderChoice = Literal["auto", "u2", "dump"]
-SCREEN_READER_CHOICES: tuple[ScreenReaderChoice, ...] = ("auto", "u2", "dump")
 
 REMOTE_DUMP_DIR = "/data/local/tmp"
 REREADS_S = (0.1, 0.3)  # pauses before re-reading a tree that did not change after an input
@@ -59,6 +57,7 @@ CLEARS_CACHE_FROM_SDK = 34
 _DUMP_FAILURES = ("ERROR", "null root node", "Killed")
 _UI_AUTOMATION_TAKEN = "already registered"
 _DUMPED_TO = re.compile(r"dumped to: (\S+)")
+_EMPTY_HIERARCHY = re.compile(r"<hierarchy\b[^>]*/>")
 
 
 class ScreenReadError(DeviceError):
@@ -344,6 +343,8 @@ def _hierarchy(reply: Any) -> str:
     """The server's reply as a dump; ValueError (retried) when it holds no screen."""
     if not isinstance(reply, str):
         raise ValueError(f"dumpWindowHierarchy returned {type(reply).__name__}, not XML")
+    if _EMPTY_HIERARCHY.search(reply):  # what the server writes when no window is in front
+        raise ValueError("an empty hierarchy (no window in front)")
     xml = extract_hierarchy(reply.encode())
     if ElementTree.fromstring(xml.encode()).find("node") is None:
         raise ValueError("an empty hierarchy (no window in front)")

@@ -11,7 +11,7 @@ from typing import cast
 from agent.commands.arguments import port, utf8_text
 from agent.commands.command_groups import command_group
 from devices.errors import UsageError
-from devices.screen_readers import SCREEN_READER_CHOICES, ScreenReaderChoice
+from devices.reader_choice import SCREEN_READER_CHOICES, ScreenReaderChoice
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal, assert_never
 
 from agent.commands.arguments import port, utf8_text
 from devices.errors import UsageError
-from devices.screen_readers import SCREEN_READER_CHOICES, ScreenReaderChoice
+from devices.reader_choice import SCREEN_READER_CHOICES, ScreenReaderChoice
 
 if TYPE_CHECKING:
     from devices.base import Device

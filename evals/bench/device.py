@@ -25,7 +25,8 @@ from pydantic import BaseModel
 
 from devices.adb import AdbDevice
 from devices.base import DeviceError
-from devices.screen_readers import ReadStats, ScreenReaderChoice
+from devices.reader_choice import ScreenReaderChoice
+from devices.screen_readers import ReadStats
 
 DEFAULT_READS = 30
 DEFAULT_INPUTS = 10
