@@ -69,6 +69,15 @@ def layer_of(module: str) -> str:
     return module.split(".")[0]
 
 
+def imported_from(node: ast.ImportFrom, module: str, is_package: bool) -> str:
+    """The module a `from ... import` in `module` imports from, a relative one resolved."""
+    if node.level == 0:
+        return node.module or ""
+    package = module.split(".") if is_package else module.split(".")[:-1]
+    base = package[: len(package) - node.level + 1]
+    return ".".join([*base, *([node.module] if node.module else [])])
+
+
 def imported_modules(source: str, module: str, is_package: bool) -> list[tuple[int, str]]:
     """(line, module) of every import in `source`, relative imports resolved."""
     found: list[tuple[int, str]] = []
@@ -76,12 +85,7 @@ def imported_modules(source: str, module: str, is_package: bool) -> list[tuple[i
         if isinstance(node, ast.Import):
             found.extend((node.lineno, alias.name) for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
-            if node.level == 0:
-                found.append((node.lineno, node.module or ""))
-                continue
-            package = module.split(".") if is_package else module.split(".")[:-1]
-            base = package[: len(package) - node.level + 1]
-            found.append((node.lineno, ".".join([*base, *([node.module] if node.module else [])])))
+            found.append((node.lineno, imported_from(node, module, is_package)))
     return found
 
 
@@ -159,6 +163,81 @@ def test_a_forbidden_import_is_caught_wherever_it_is_written(
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(source)
     assert [edge.imported for edge in forbidden(import_edges(tmp_path))] == [expected]
+
+
+def module_graph(root: Path, package: str) -> dict[str, set[str]]:
+    """Module of `package` -> the modules of `package` it imports (lazy imports included).
+    `from p import m` of a submodule `m` is an edge to `p.m`, not to the package `p`."""
+    paths = {module_name(path, root): path for path in sorted((root / package).rglob("*.py"))}
+
+    def home(name: str) -> str:
+        while name and name not in paths:
+            name = name.rpartition(".")[0]
+        return name
+
+    graph: dict[str, set[str]] = {module: set() for module in paths}
+    for module, path in paths.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = imported_from(node, module, path.name == "__init__.py")
+                names = [f"{base}.{alias.name}" for alias in node.names]
+            else:
+                continue
+            graph[module] |= {home(name) for name in names} - {"", module}
+    return graph
+
+
+def import_cycle(graph: dict[str, set[str]]) -> list[str]:
+    """One cycle of `graph` as [a, b, ..., a], or [] when it has none."""
+    done: set[str] = set()
+
+    def visit(module: str, path: list[str]) -> list[str]:
+        for imported in sorted(graph[module]):
+            if imported in path:
+                return [*path[path.index(imported) :], imported]
+            if imported not in done:
+                cycle = visit(imported, [*path, imported])
+                if cycle:
+                    return cycle
+        done.add(module)
+        return []
+
+    for module in sorted(graph):
+        cycle = [] if module in done else visit(module, [module])
+        if cycle:
+            return cycle
+    return []
+
+
+def test_the_simulator_has_no_import_cycle() -> None:
+    # The runtime sits below the apps and System UI above them: a cycle, even through a lazy
+    # import, means a lower layer reaches up.
+    cycle = import_cycle(module_graph(REPO, "simulator"))
+    assert not cycle, "import cycle: " + " -> ".join(cycle)
+
+
+def test_an_import_cycle_is_found_through_a_lazy_import(tmp_path: Path) -> None:
+    (tmp_path / "simulator" / "apps").mkdir(parents=True)
+    files = {
+        "__init__.py": "",
+        "runtime.py": "def open_panel():\n    from simulator.apps import shade\n",
+        "apps/__init__.py": "",
+        "apps/shade.py": "from simulator.apps.messages import open_conversation\n",
+        "apps/messages.py": "from ..runtime import Page\n",
+    }
+    for name, source in files.items():
+        (tmp_path / "simulator" / name).write_text(source)
+    graph = module_graph(tmp_path, "simulator")
+    assert import_cycle(graph) == [
+        "simulator.apps.messages",
+        "simulator.runtime",
+        "simulator.apps.shade",
+        "simulator.apps.messages",
+    ]
+    graph["simulator.runtime"].clear()
+    assert import_cycle(graph) == []
 
 
 def test_allowed_imports_pass() -> None:
