@@ -15,7 +15,7 @@ it returns is not the one from before the input:
 1. the server's cache is cleared before the read where the server can (Android 14 and later:
    the jar clears it when `objInfoOfAllInstances` begins, so the reader asks that for a node
    that cannot exist);
-2. a tree identical to the one before the input is read again, after short pauses (`REREADS`);
+2. a tree identical to the one before the input is read again, after short pauses (`REREADS_S`);
 3. still identical where the cache cannot be cleared, the server is restarted, which gives a
    connection with an empty cache, and read once more: what that shows is the screen.
 `ReadStats` counts each of these, so a run or a benchmark can say how often they happened.
