@@ -345,3 +345,21 @@ def test_bench_device_refuses_bad_options(capsys: pytest.CaptureFixture[str]) ->
     assert "unknown reader 'fast'" in capsys.readouterr().err
     assert main(["bench", "device", "--device", "adb", "--stale-reads", "2"]) == 2
     assert "apply to --device sim" in capsys.readouterr().err
+
+
+def test_bench_device_reads_a_phone_on_an_adb_server(
+    served_phone: tuple[Simulator, list[str]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, options = served_phone  # the simulator's ADB server stands in for a phone's
+    arguments = ["bench", "device", *options, "--readers", "auto", "--reads", "2", "--inputs", "2"]
+    assert main([*arguments, "--settle", "0", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["target"] == "a phone over ADB" and report["serial"] == "emulator-5554"
+    (auto,) = report["readers"]
+    assert (auto["reader"], auto["answered_by"], auto["error"]) == ("auto", "u2", None)
+    assert report["read_speedup"] is None  # one reader: nothing to compare
+
+
+def test_sim_adb_server_refuses_a_negative_cache_lag(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["sim", "adb-server", "--port", "0", "--stale-reads", "-1"]) == 2
+    assert capsys.readouterr().err == "error: --stale-reads must be 0 or more, got -1\n"
