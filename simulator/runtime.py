@@ -393,7 +393,7 @@ class Phone:
                     Window(self.system_dialog.package, self.system_dialog.window(), modal=True)
                 )
         if self.panel is None:
-            windows.append(Window(SYSTEM_UI, status_bar_window(self.status_icons())))
+            windows.append(Window(SYSTEM_UI, status_bar_window(StatusIcons.of(self.state))))
         if self.focus is not None and self.keyboard_shown:
             windows.append(Window(KEYBOARD, keyboard_window(self.keyboard_actions())))
         toast = self._current_toast()
@@ -408,17 +408,3 @@ class Phone:
         elif toast is not None and toast.drawn_at != self.changes:
             self.toast = None
         return self.toast
-
-    def status_icons(self) -> StatusIcons:
-        s = self.state
-        hour, minute = (int(part) for part in s.time.split(":"))
-        return StatusIcons(
-            clock=f"{(hour % 12) or 12}:{minute:02d}",
-            wifi=s.wifi,
-            bluetooth=s.bluetooth,
-            airplane=s.airplane_mode,
-            do_not_disturb=s.do_not_disturb,
-            battery_level=s.battery_level,
-            battery_percentage=s.battery_percentage,
-            battery_saver=s.battery_saver,
-        )

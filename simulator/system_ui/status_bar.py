@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from simulator.display import STATUS_BAR, WIDTH
+from simulator.state import DeviceState
 from simulator.system_ui import SYSTEM_UI
 from simulator.view import FRAME, IMAGE, LINEAR, TEXT, Rect, View, rid
 
@@ -20,6 +21,21 @@ class StatusIcons:
     battery_level: int
     battery_percentage: bool
     battery_saver: bool
+
+    @classmethod
+    def of(cls, state: DeviceState) -> StatusIcons:
+        """What the status bar shows of `state`."""
+        hour, minute = (int(part) for part in state.time.split(":"))
+        return cls(
+            clock=f"{(hour % 12) or 12}:{minute:02d}",
+            wifi=state.wifi,
+            bluetooth=state.bluetooth,
+            airplane=state.airplane_mode,
+            do_not_disturb=state.do_not_disturb,
+            battery_level=state.battery_level,
+            battery_percentage=state.battery_percentage,
+            battery_saver=state.battery_saver,
+        )
 
 
 def status_bar_window(icons: StatusIcons) -> View:
