@@ -89,6 +89,12 @@ def _check_hhmm(value: str) -> str:
     return value
 
 
+def twelve_hour(hhmm: str) -> tuple[str, str]:
+    """A state time as the phone shows it: "15:17" -> ("3:17", "PM")."""
+    hour, minute = (int(part) for part in hhmm.split(":"))
+    return f"{hour % 12 or 12}:{minute:02d}", "PM" if hour >= 12 else "AM"
+
+
 class Alarm(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
     time: str

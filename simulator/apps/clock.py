@@ -9,7 +9,7 @@ from functools import partial
 from simulator.apps.timepicker import TimePickerDialog
 from simulator.display import WIDTH
 from simulator.runtime import Dialog, Page, Phone
-from simulator.state import CLOCK, Alarm
+from simulator.state import CLOCK, Alarm, twelve_hour
 from simulator.view import CARD, FRAME, LINEAR, SWITCH, TEXT, Rect, ScrollState, View, rid
 from simulator.widgets import (
     Field,
@@ -29,8 +29,8 @@ TABS = ("Alarm", "Clock", "Timer", "Stopwatch", "Bedtime")
 
 def format_time(hhmm: str) -> str:
     """ "19:05" -> "7:05 PM", as the Clock app writes times."""
-    hour, minute = (int(part) for part in hhmm.split(":"))
-    return f"{hour % 12 or 12}:{minute:02d} {'PM' if hour >= 12 else 'AM'}"
+    clock, half = twelve_hour(hhmm)
+    return f"{clock} {half}"
 
 
 def entry_parts(digits: str) -> tuple[int, int, int]:

@@ -12,7 +12,7 @@ from simulator.apps.messages import open_conversation
 from simulator.apps.settings import open_settings_page
 from simulator.display import HEIGHT, NAV_BAR_TOP, WIDTH
 from simulator.runtime import Panel, Phone
-from simulator.state import CLOCK, MESSAGES, SETTINGS, DeviceState, ReceivedMessage
+from simulator.state import CLOCK, MESSAGES, SETTINGS, DeviceState, ReceivedMessage, twelve_hour
 from simulator.system_ui import SYSTEM_UI
 from simulator.system_ui.internet_panel import InternetDialog
 from simulator.view import (
@@ -57,12 +57,6 @@ TILES_PER_PAGE = 8
 QUICK_TILES = 4  # the first tiles, shown above the notifications
 
 
-def _clock_parts(hhmm: str) -> tuple[str, str]:
-    """ "15:17" -> ("3:17", "PM")."""
-    hour, minute = (int(part) for part in hhmm.split(":"))
-    return f"{(hour % 12) or 12}:{minute:02d}", "AM" if hour < 12 else "PM"
-
-
 def next_alarm(state: DeviceState) -> str:
     """The quick-settings Alarm tile's line: the next enabled alarm, "Wed 7:00 AM"."""
     times = sorted(alarm.time for alarm in state.alarms if alarm.enabled)
@@ -72,7 +66,7 @@ def next_alarm(state: DeviceState) -> str:
     day = dt.date.fromisoformat(state.date)
     if not upcoming:
         day += dt.timedelta(days=1)
-    clock, half = _clock_parts((upcoming or times)[0])
+    clock, half = twelve_hour((upcoming or times)[0])
     return f"{day:%a} {clock} {half}"
 
 
@@ -282,7 +276,7 @@ class NotificationShade(Panel):
 
     def _header(self) -> View:
         s = self.phone.state
-        clock, half = _clock_parts(s.time)
+        clock, half = twelve_hour(s.time)
         carrier = "Airplane mode" if s.airplane_mode else "T-Mobile"
         icons: list[View] = []
         if s.wifi:

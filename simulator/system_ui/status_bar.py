@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from simulator.display import STATUS_BAR, WIDTH
-from simulator.state import DeviceState
+from simulator.state import DeviceState, twelve_hour
 from simulator.system_ui import SYSTEM_UI
 from simulator.view import FRAME, IMAGE, LINEAR, TEXT, Rect, View, rid
 
@@ -25,9 +25,8 @@ class StatusIcons:
     @classmethod
     def of(cls, state: DeviceState) -> StatusIcons:
         """What the status bar shows of `state`."""
-        hour, minute = (int(part) for part in state.time.split(":"))
         return cls(
-            clock=f"{(hour % 12) or 12}:{minute:02d}",
+            clock=twelve_hour(state.time)[0],
             wifi=state.wifi,
             bluetooth=state.bluetooth,
             airplane=state.airplane_mode,
