@@ -1,8 +1,8 @@
 """Builders for the subtrees real apps produce: windows, toolbars, settings rows, dialogs, lists.
 
-The windows System UI draws over apps (status bar, keyboard, toasts) are in `simulator.system_ui`;
-sizes here are those of real apps on the display of `simulator.display` (206 px two-line
-settings rows).
+The windows System UI draws over apps (status bar, keyboard, toasts, the notification shade) are
+in `simulator.system_ui`; sizes here are those of real apps on the display of `simulator.display`
+(206 px two-line settings rows).
 """
 
 from __future__ import annotations
