@@ -265,9 +265,10 @@ def kept_names(template: str, goal: str) -> list[str]:
     app and setting names, and the runs of words `template` writes with capitals ("Bob Chen"),
     less the capital that starts a sentence."""
     capitalized = []
-    for run in _CAPITALIZED_RUN.finditer(_PROTECTED.sub(".", template)):
+    unprotected = _PROTECTED.sub("x", template)
+    for run in _CAPITALIZED_RUN.finditer(unprotected):
         words = run.group().split(" ")
-        if _starts_sentence(template, run.start()):
+        if _starts_sentence(unprotected, run.start()):
             words = words[1:] if not any(c.isupper() for c in words[0][1:]) else words
         capitalized.append(" ".join(words))
     names = [*(n for group in APP_NAMES for n in group), *_THING_NAME_PHRASES, *capitalized]
