@@ -30,13 +30,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from agent.loop import RunSettings, run_episode
 from agent.model_client import ClientSettings, DecisionRequest, ModelReply, Policy, chat_request
 from devices.errors import UsageError
-from evals.detours import DETOUR_EXTRA_STEPS, start_from_detour
-from evals.goal_rewording import training_goal_template
+from evals.detours import DETOUR_EXTRA_STEPS, EarlyClaim, refusable, start_from_detour
+from evals.goal_rewording import kept_names, training_goal
 from evals.oracle import OraclePolicy
 from evals.runner import goal_confirmation
 from evals.splits import EVALUATION_SEEDS, TRAINING_SEEDS_START, leaked_goal
@@ -64,14 +64,27 @@ class DemoEpisode:
     thinking: bool
     detour: bool = False  # start from the detour the seed picks instead of the task's start
     reworded: bool = False  # the phrasing reworded (`evals.goal_rewording`), fixed by the seed
+    # the decision that claims success too early (`evals.detours.EarlyClaim`); only the
+    # decisions after the loop refused it are recorded
+    claim_at: int | None = None
 
     @property
     def goal(self) -> str:
+        phrased = self.task.goal(self.seed, self.phrasing)
         if not self.reworded:
-            return self.task.goal(self.seed, self.phrasing)
-        rng = random.Random(f"{self.task.name}/{self.seed}/{self.detour}/wording")
-        template = training_goal_template(self.task, self.phrasing, rng)
-        return template.format(**self.task.params(self.seed))
+            return phrased
+        claim = "" if self.claim_at is None else "/claim"
+        rng = random.Random(f"{self.task.name}/{self.seed}/{self.detour}{claim}/wording")
+        reworded = training_goal(self.task, self.seed, self.phrasing, rng)
+        # a rewording that happens to say a held-out or test goal gives way to the phrasing
+        return phrased if leaked_goal(self.task, self.seed, reworded) else reworded
+
+    @property
+    def source(self) -> str:
+        """Where its decisions come from: the task's start, a detour, or a refused claim."""
+        if self.claim_at is not None:
+            return "refused_claim"
+        return "detour" if self.detour else "plan"
 
 
 def plan_demo_episodes(
@@ -79,11 +92,15 @@ def plan_demo_episodes(
     seeds: Iterable[int],
     thinking: ThinkingMode = "mixed",
     detours: bool = False,
+    refused_claims: float = 0.0,
 ) -> list[DemoEpisode]:
     """One episode per task and seed, and with `detours` a second one from a detour. The
     phrasing cycles through the task's training phrasings with the seed, and about half the
     episodes reword it; with `mixed`, thinking is on in about half the episodes (a fixed coin
-    per task and seed), so a policy learns both of the client's modes."""
+    per task and seed), so a policy learns both of the client's modes. For a share
+    `refused_claims` of the seeds of a task whose goal the loop can check, a third episode
+    claims success too early and records the way on from the loop's refusal
+    (`refused_claim_episode`)."""
     seeds = list(seeds)
     held = [seed for seed in seeds if seed in EVALUATION_SEEDS]
     if held:
@@ -119,7 +136,34 @@ def plan_demo_episodes(
                         reworded=reword.random() < 0.5,
                     )
                 )
+            claim = random.Random(f"{task.name}/{seed}/claim")
+            if claim.random() < refused_claims:
+                claimed = refused_claim_episode(episode, claim)
+                if claimed is not None:
+                    episodes.append(claimed)
     return episodes
+
+
+def refused_claim_episode(episode: DemoEpisode, rng: random.Random) -> DemoEpisode | None:
+    """`episode` with a success claim made too early at a step `rng` picks, from the task's
+    start or a detour, under a goal the loop refuses such a claim on (`evals.detours
+    .refusable`): the seed's phrasing or the next one that is such a goal, reworded or not.
+    None when no training phrasing of the task is one."""
+    task = episode.task
+    phrasings = task.training_phrasings
+    first = phrasings.index(episode.phrasing)
+    # before the plan's last action, which reaches the goal or says it is reached
+    claim_at = rng.randint(1, max(1, len(task.oracle(episode.seed)) - 2))
+    detour = rng.random() < 0.5
+    reworded = rng.random() < 0.5
+    for phrasing in (phrasings[(first + i) % len(phrasings)] for i in range(len(phrasings))):
+        for wording in dict.fromkeys((reworded, False)):
+            claimed = replace(
+                episode, phrasing=phrasing, detour=detour, reworded=wording, claim_at=claim_at
+            )
+            if refusable(claimed.goal):
+                return claimed
+    return None
 
 
 def demo_line(
@@ -172,6 +216,8 @@ class DemoSummary(BaseModel):
     decisions: int
     distinct: int  # decisions that differ in request or reply
     path: str
+    # decisions from the task's start, from detours and after refused claims
+    by_source: dict[str, int] = Field(default_factory=dict)
 
 
 def given_values(params: Any) -> list[str]:
@@ -189,7 +235,7 @@ def given_values(params: Any) -> list[str]:
 
 
 def episode_metadata(episode: DemoEpisode, source: str) -> dict[str, Any]:
-    task, seed = episode.task, episode.seed
+    task, seed, goal = episode.task, episode.seed, episode.goal
     return {
         "task": task.name,
         "seed": seed,
@@ -197,7 +243,8 @@ def episode_metadata(episode: DemoEpisode, source: str) -> dict[str, Any]:
         "reworded": episode.reworded,
         "source": source,
         "values": given_values(task.params(seed)),
-        "goal": episode.goal,
+        "goal": goal,
+        "names": kept_names(task.templates[episode.phrasing], goal),
     }
 
 
@@ -227,13 +274,19 @@ def play_episode(episode: DemoEpisode, policy: Policy, scratch: Path, extra_step
 
 
 def record_episode(episode: DemoEpisode, scratch: Path) -> list[dict[str, Any]] | None:
-    """The oracle's decisions in `episode`, or None when it did not succeed."""
+    """The oracle's decisions in `episode`, or None when it did not succeed. With a claim made
+    too early, only the decisions after it: those whose requests show the loop's refusal."""
     recorder = RecordingPolicy(
         OraclePolicy(episode.task, episode.seed),
         episode.thinking,
-        episode_metadata(episode, "detour" if episode.detour else "plan"),
+        episode_metadata(episode, episode.source),
     )
-    return recorder.lines if play_episode(episode, recorder, scratch) else None
+    if episode.claim_at is None:
+        return recorder.lines if play_episode(episode, recorder, scratch) else None
+    claimer = EarlyClaim(recorder, episode.claim_at)
+    if not play_episode(episode, claimer, scratch, extra_steps=1):
+        return None
+    return [line for line in recorder.lines if line["step"] > episode.claim_at]
 
 
 def check_split(episodes: Iterable[DemoEpisode]) -> None:
@@ -264,6 +317,7 @@ def export_demos(
     seen: set[str] = set()
     failed: list[str] = []
     decisions = 0
+    by_source: dict[str, int] = {}
     path.parent.mkdir(parents=True, exist_ok=True)
     with open_for_writing(path) as out:
         for episode, lines in _recorded(episodes, workers):
@@ -271,10 +325,14 @@ def export_demos(
                 on_episode(episode, lines is not None)
             if lines is None:
                 start = "detour" if episode.detour else "start"
-                failed.append(f"{episode.task.name}/s{episode.seed}/p{episode.phrasing}/{start}")
+                claim = "" if episode.claim_at is None else f"/claim@{episode.claim_at}"
+                failed.append(
+                    f"{episode.task.name}/s{episode.seed}/p{episode.phrasing}/{start}{claim}"
+                )
                 continue
             for line in lines:
                 decisions += 1
+                by_source[line["source"]] = by_source.get(line["source"], 0) + 1
                 seen.add(decision_key(line))
                 out.write(json.dumps(line, ensure_ascii=False) + "\n")
     return DemoSummary(
@@ -283,6 +341,7 @@ def export_demos(
         decisions=decisions,
         distinct=len(seen),
         path=str(path),
+        by_source=by_source,
     )
 
 

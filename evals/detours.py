@@ -11,6 +11,13 @@ the seed among three kinds:
 Detours only move around: the steps played are navigation (opening apps, taps, swipes, back)
 and a detour that changed anything a task could be judged on is cut shorter. What the phone
 shows is all that differs from the task's own start.
+
+A detour of another kind happens in the agent's history rather than on the phone: a success
+claim made too early (`EarlyClaim`). Part-way through an episode whose goal the loop can check
+(`refusable`: switches asked on or off, alone or several together), the policy claims success
+before the goal is shown reached; the loop refuses the claim, says why in the next request,
+and the policy goes on from there. A policy shown such requests learns the way back from its
+own premature claim.
 """
 
 from __future__ import annotations
@@ -20,9 +27,12 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from agent.actions import TaskComplete
 from agent.execute import execute
+from agent.guards import goal_parts
+from agent.model_client import DecisionRequest, ModelReply, Policy
 from agent.screen import Screen
-from evals.oracle import OracleError, resolve, shows
+from evals.oracle import OracleError, resolve, shows, tool_call
 from simulator import Simulator
 from simulator.state import LAUNCHER
 from simulator.tasks import TASKS, PlanStep, Task, open_app, swipe
@@ -142,3 +152,27 @@ def _lasting(state: dict[str, Any]) -> dict[str, Any]:
     """What moving around must leave as it was: all but which app is in front and the answers
     to permission prompts."""
     return {key: value for key, value in state.items() if key not in INCIDENTAL_KEYS}
+
+
+def refusable(goal: str) -> bool:
+    """Whether the loop refuses a success claim on `goal` until the episode has shown it
+    reached: the goal reads in full as switches every phone has, each asked on or off."""
+    parts = goal_parts(goal)
+    return parts.complete and all(part.known for part in parts.parts)
+
+
+@dataclass
+class EarlyClaim:
+    """Plays `policy`, except that decision `step` claims success at once, as a policy that
+    stops too early does. The loop refuses the claim while the episode has not shown the goal
+    reached (`refusable` goals) and says why; `policy` then decides the next step, which is
+    the way back."""
+
+    policy: Policy
+    step: int
+
+    def decide(self, request: DecisionRequest) -> ModelReply:
+        if request.step != self.step:
+            return self.policy.decide(request)
+        claim = tool_call(TaskComplete(success=True), f"claim-{self.step}")
+        return ModelReply(tool_calls=[claim], finish_reason="tool_calls")

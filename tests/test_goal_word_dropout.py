@@ -75,6 +75,31 @@ def test_short_goals_and_names_keep_every_word() -> None:
         assert "Bob Chen" in shorter and "Marseille" in shorter and "send" in shorter
 
 
+def test_names_written_in_lower_case_are_kept_as_the_demonstration_lists_them() -> None:
+    goal = "in the settings app please set wifi to on and then switch do not disturb on"
+    names = ["the settings app", "wifi", "do not disturb"]
+    dropped: set[str] = set()
+    for draw in range(100):
+        shorter = shorten(goal, names, random.Random(draw))
+        assert shorter is not None
+        assert all(name in shorter for name in names), shorter
+        dropped |= set(_words(goal)) - set(_words(shorter))
+    assert {"please", "set", "then"} <= dropped
+
+
+def test_an_export_lists_the_names_its_goals_give_apps_and_settings(tmp_path: Path) -> None:
+    path = tmp_path / "demos.jsonl"
+    export_demos(plan_demo_episodes([TASKS_BY_NAME["MarkorCreateFolder"]], range(100, 110)), path)
+    demos = [parse_demo(line, n) for n, line in enumerate(path.read_text().splitlines(), 1)]
+    for demo in demos:
+        assert demo.goal is not None
+        assert demo.names and all(name in demo.goal for name in demo.names), demo.goal
+        assert any(
+            name.casefold() in ("markor", "the markor app", "the notes app", "the markor notes app")
+            for name in demo.names
+        )
+
+
 def _recorded(tmp_path: Path, task: str, seed: int) -> list[Demo]:
     path = tmp_path / "demos.jsonl"
     export_demos(plan_demo_episodes([TASKS_BY_NAME[task]], [seed], "off"), path)

@@ -9,7 +9,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent.commands.arguments import positive_int
+from agent.commands.arguments import positive_int, share
 from agent.commands.model_server import (
     add_model_server_arguments,
     add_thinking_argument,
@@ -147,6 +147,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--demo-seeds", default="100-499", metavar="A-B", help="training seeds (100-499)"
     )
     demos.add_argument(
+        "--refused-claims",
+        type=share,
+        default=0.5,
+        metavar="SHARE",
+        help="with --detour, the share of seeds of each task whose goal the loop checks that "
+        "also claim success too early and record the way on from the refusal (0.5; 0: none)",
+    )
+    demos.add_argument(
         "--demo-thinking",
         choices=("on", "off", "mixed"),
         default="mixed",
@@ -202,6 +210,7 @@ def _export_demos(args: argparse.Namespace) -> int:
         parse_seed_range(args.demo_seeds),
         args.demo_thinking,
         detours=args.detour,
+        refused_claims=args.refused_claims if args.detour else 0.0,
     )
     console = Console(stderr=True, highlight=False)
     progress = Progress(
@@ -224,9 +233,10 @@ def _export_demos(args: argparse.Namespace) -> int:
         summary = export_demos(
             episodes, args.export_demos, workers=args.parallel, on_episode=advance
         )
+    sources = ", ".join(f"{source} {count}" for source, count in summary.by_source.items())
     print(
-        f"{summary.decisions} decisions ({summary.distinct} distinct) written to {summary.path} "
-        f"from {summary.episodes} episodes"
+        f"{summary.decisions} decisions ({summary.distinct} distinct; {sources}) written to "
+        f"{summary.path} from {summary.episodes} episodes"
     )
     if summary.failed_episodes:
         shown = ", ".join(summary.failed_episodes[:5])
