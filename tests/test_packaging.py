@@ -51,6 +51,7 @@ def test_the_wheel_ships_code_data_and_checkpoints_but_no_test_data(wheel: Path)
         "serving/quantization/int8_kernel.cpp",
         "agent/py.typed",
         "agent/commands/serve.py",
+        "simulator/tasks/phrasings/clock.json",
     ):
         assert data in names
     bundled = REPO / "fixtures" / "models"

@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict
 
 from simulator.state import CALENDAR, CLOCK, CONTACTS, MESSAGES, SETTINGS
 from simulator.tasks import pools
+from simulator.tasks.phrasings import WORDING
 from simulator.tasks.scope import Changes, RecordRule, side_effects
 
 Params = dict[str, Any]
@@ -96,7 +97,8 @@ class Task:
 
     `templates` are the goal's phrasings (at least three), each formatted with the task's
     parameters and each naming every parameter. The last one is held out: a policy trained on
-    the others can be scored on a wording it never saw.
+    the others can be scored on a wording it never saw. Unless given, they are the phrasings
+    `simulator/tasks/phrasings` holds under the task's name.
 
     `changes` is the task's scope: the state keys it may change, each with the rule naming the
     records it may add, remove or alter (see `simulator.tasks.scope`). By default a task may
@@ -105,13 +107,17 @@ class Task:
     name: str
     app: str
     family: str
-    templates: tuple[str, ...]
     plan: Callable[[Params], list[PlanStep]]
     check: Callable[[State, Params, str | None], bool]
+    templates: tuple[str, ...] = ()
     setup: Callable[[Params], dict[str, Any]] = field(default=lambda p: {})
     sample: Sampler = field(default=lambda rng: {})
     changes: Scope = field(default=lambda p: {})
     max_steps: int = 15
+
+    def __post_init__(self) -> None:
+        if not self.templates:
+            object.__setattr__(self, "templates", WORDING.templates(self.name))
 
     def params(self, seed: int = 0) -> Params:
         return self.sample(random.Random(f"{self.name}/{seed}"))
