@@ -52,6 +52,7 @@ def test_the_wheel_ships_code_data_and_checkpoints_but_no_test_data(wheel: Path)
         "agent/py.typed",
         "agent/commands/serve.py",
         "simulator/tasks/phrasings/clock.json",
+        "evals/goals/others_words.jsonl",  # the test split's goals: `eval --split test`
     ):
         assert data in names
     bundled = REPO / "fixtures" / "models"
