@@ -8,6 +8,9 @@ not become ready in eleven. The trace only needs one forward of any length above
 token dimension is dynamic, and a size of 0 or 1 would be specialised), and the launcher always
 gives the KV cache size, so the pass sizes nothing: `COMPILE_PASS_TOKENS` tokens are enough.
 
+It also loads GPTQ weights for W4A8 without vLLM's whole-matrix temporaries
+(`serving.vllm_plugin.w4a8`).
+
 The launcher selects this class with `--worker-cls`, so only the worker process imports it.
 """
 
@@ -15,11 +18,17 @@ from __future__ import annotations
 
 from vllm.v1.worker.cpu_worker import CPUWorker
 
+from serving.vllm_plugin.w4a8 import convert_gptq_in_blocks
+
 COMPILE_PASS_TOKENS = 128
 CLASS_PATH = f"{__name__}.ShortWarmUpCPUWorker"
 
 
 class ShortWarmUpCPUWorker(CPUWorker):
+    def load_model(self, *, load_dummy_weights: bool = False) -> None:
+        convert_gptq_in_blocks()
+        super().load_model(load_dummy_weights=load_dummy_weights)
+
     def determine_available_memory(self) -> int:
         runner = self.model_runner
         full = runner.max_num_tokens
