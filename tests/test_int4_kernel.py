@@ -177,9 +177,9 @@ def test_a_lock_left_by_a_killed_build_is_cleared_and_a_live_one_kept(tmp_path) 
 
 
 def test_the_library_is_built_per_instruction_set_and_torch_version() -> None:
-    variants = ("avx2", "avx512", "avx512_vnni")
+    variants = ("avx2", "avx512", "avx512_vnni", "amx")
     names = {int4_kernel.build_directory(variant).name for variant in variants}
-    assert len(names) == 3
+    assert len(names) == 4
     assert all(name.endswith(f"-torch-{torch.__version__}") for name in names)
 
 
@@ -239,7 +239,11 @@ def test_dequantizing_part_of_a_block_is_refused_with_the_reason(kernel, weight)
 def test_the_fastest_build_the_cpu_runs_comes_first() -> None:
     avx512 = {"avx2", "fma", "avx512f", "avx512bw"}
     vnni = avx512 | {"avx512_vnni", "avx512vbmi"}
+    amx = vnni | {"avx512_bf16", "amx_tile", "amx_bf16"}
     layout = int4pack.AVX512_LAYOUT
+    assert int4_kernel.variants_for(layout, amx) == ["amx", "avx512_vnni", "avx512"]
+    # AVX512-BF16 without AMX (AMD Zen 4): no tiles to multiply on.
+    assert int4_kernel.variants_for(layout, vnni | {"avx512_bf16"}) == ["avx512_vnni", "avx512"]
     assert int4_kernel.variants_for(layout, vnni) == ["avx512_vnni", "avx512"]
     assert int4_kernel.variants_for(layout, avx512) == ["avx512"]
     # VNNI without VBMI (Cascade Lake) has no byte permute across the vector: AVX-512BW.
@@ -287,3 +291,85 @@ def test_every_build_for_one_layout_gives_the_same_bits(group: int) -> None:
         )
         < 1e-4
     )
+
+
+# -- many rows on AMX tiles (the AMX build) ------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def tiles() -> int4_kernel.KernelStatus:
+    builds = [build for build in int4_kernel.loadable_variants() if build.tiles]
+    if not builds:
+        pytest.skip(f"no AMX build runs here ({MACHINE_VARIANTS or UNSUPPORTED})")
+    return builds[0]
+
+
+def _random_weight(rows: int, columns: int, group: int, seed: int) -> dict[str, torch.Tensor]:
+    generator = torch.Generator().manual_seed(seed)
+    values = torch.randint(0, 16, (rows, columns), dtype=torch.uint8, generator=generator)
+    scales = (torch.rand(rows, columns // group, generator=generator) * 0.02).bfloat16()
+    zeros = (torch.randn(rows, columns // group, generator=generator) * 0.02).bfloat16()
+    portable = int4pack.pack_portable(values)
+    return {
+        "packed": int4pack.repack_rows_(portable.clone()),
+        "scale_zero": int4pack.scales_and_zeros(scales, zeros),
+        "reference": int4pack.dequantize_portable(portable, scales, zeros, group),
+    }
+
+
+@pytest.mark.parametrize(
+    ("rows", "columns", "group", "x_rows"),
+    [
+        (64, 256, 64, 1),  # one tile row of x, mostly padding
+        (192, 512, 64, 33),  # one whole pass of 32 rows and one row more
+        (128, 2560, 128, 300),  # input columns in two segments, rows in two chunks
+        (192, 2592, 18, 40),  # groups that straddle a pair of tile rows' segment boundary
+    ],
+)
+def test_tile_products_are_the_bf16_weights_summed_in_fp32(
+    tiles, rows: int, columns: int, group: int, x_rows: int
+) -> None:
+    """The tile path multiplies the weights the GEMM path would (fp32 dequantization rounded
+    once to bf16) and sums in fp32: within K fp32 roundings of the exact product, then one
+    rounding to bf16."""
+    weight = _random_weight(rows, columns, group, seed=columns + x_rows)
+    x = torch.randn(x_rows, columns, generator=torch.Generator().manual_seed(x_rows)).bfloat16()
+    out = int4_kernel.tile_mm(x, weight["packed"], weight["scale_zero"], group, tiles.variant)
+    bf16_weight = weight["reference"].bfloat16().double()
+    exact = x.double() @ bf16_weight.t()
+    u32, u16 = UNIT_ROUNDOFF[torch.float32], UNIT_ROUNDOFF[torch.bfloat16]
+    bound = columns * u32 * (x.double().abs() @ bf16_weight.abs().t()) + u16 * exact.abs()
+    assert out.dtype == torch.bfloat16 and out.shape == (x_rows, rows)
+    assert bool(((out.double() - exact).abs() <= 1.01 * bound).all())
+    # fp32 scales (fp32 activations' tables) give the same weights: they are bf16 values.
+    fp32_scales = weight["scale_zero"].float()
+    assert torch.equal(
+        int4_kernel.tile_mm(x, weight["packed"], fp32_scales, group, tiles.variant), out
+    )
+
+
+def test_tile_products_of_every_row_do_not_depend_on_the_rows_beside_it(tiles) -> None:
+    """Rows are multiplied 32 at a time, zeros past the last: a row's answer is the same alone
+    or among 299 others."""
+    weight = _random_weight(128, 512, 64, seed=3)
+    x = torch.randn(300, 512, generator=torch.Generator().manual_seed(4)).bfloat16()
+    together = int4_kernel.tile_mm(x, weight["packed"], weight["scale_zero"], 64, tiles.variant)
+    for row in (0, 31, 32, 287, 299):
+        alone = int4_kernel.tile_mm(
+            x[row : row + 1], weight["packed"], weight["scale_zero"], 64, tiles.variant
+        )
+        assert torch.equal(alone[0], together[row])
+
+
+def test_tile_products_refuse_what_they_cannot_take_with_the_reason(tiles) -> None:
+    weight = _random_weight(64, 256, 64, seed=5)
+    packed, scale_zero = weight["packed"], weight["scale_zero"]
+    with pytest.raises(RuntimeError, match="x must be bfloat16"):
+        int4_kernel.tile_mm(torch.zeros(2, 256), packed, scale_zero, 64, tiles.variant)
+    with pytest.raises(RuntimeError, match="columns, x has 128"):
+        int4_kernel.tile_mm(torch.zeros(2, 128).bfloat16(), packed, scale_zero, 64, tiles.variant)
+    narrow = _random_weight(64, 48, 16, seed=6)
+    with pytest.raises(RuntimeError, match="columns must be a multiple of 32"):
+        int4_kernel.tile_mm(
+            torch.zeros(2, 48).bfloat16(), narrow["packed"], narrow["scale_zero"], 16, tiles.variant
+        )

@@ -109,18 +109,34 @@ def test_dequantizing_from_torchs_layout_gives_the_checkpoints_weight(weight: di
 
 
 def _plans_this_cpu_runs() -> list[int4pack.KernelPlan]:
-    """Every few-row kernel and GEMM precision this machine can execute, forced one by one."""
+    """Every few-row kernel and many-row path this machine can execute, forced one by one: each
+    GEMM precision, and on the AMX build its tile products too."""
     layout = int4pack.native_layout()
-    few_rows: list[int4pack.FewRowKernelName] = ["tinygemm"]
-    few_rows += [build.variant for build in int4_kernel.loadable_variants() if build.variant]
-    return [
-        int4pack.KernelPlan(layout, kernel, threshold, gemm, "forced by the test")
-        for kernel, threshold in (
-            (name, 64 if name == "tinygemm" else int4pack.OUR_KERNEL_PREFILL_MIN_ROWS)
-            for name in few_rows
-        )
+    builds = [build for build in int4_kernel.loadable_variants() if build.variant]
+    plans = [
+        int4pack.KernelPlan(layout, "tinygemm", 64, gemm, "forced by the test")
         for gemm in (torch.float32, torch.bfloat16)
     ]
+    for build in builds:
+        assert build.variant is not None
+        plans += [
+            int4pack.KernelPlan(
+                layout, build.variant, int4pack.OUR_KERNEL_PREFILL_MIN_ROWS, gemm, "forced"
+            )
+            for gemm in (torch.float32, torch.bfloat16)
+        ]
+        if build.tiles:
+            plans.append(
+                int4pack.KernelPlan(
+                    layout,
+                    build.variant,
+                    int4pack.OUR_KERNEL_TILES_PREFILL_MIN_ROWS,
+                    torch.bfloat16,
+                    "forced",
+                    tiles=True,
+                )
+            )
+    return plans
 
 
 def _error_bound(
@@ -168,8 +184,8 @@ def test_every_path_this_cpu_runs_stays_within_its_own_rounding(
 
 @pytest.mark.parametrize("plan", _plans_this_cpu_runs(), ids=lambda plan: plan.describe())
 def test_the_plan_dequantizes_from_its_threshold(weight: dict, plan: int4pack.KernelPlan) -> None:
-    """Below the threshold the few-row kernel's answer, from it dequantize + GEMM's, bit for
-    bit (this weight is one dequantizing step)."""
+    """Below the threshold the few-row kernel's answer, from it dequantize + GEMM's (or the
+    tile products'), bit for bit (this weight is one dequantizing step)."""
     packed, scale_zero = weight["packed"], weight["scale_zero"]
     plan = dataclasses.replace(plan, prefill_min_rows=8)
     few, many = (torch.randn(rows, 512).bfloat16() for rows in (7, 8))
@@ -184,7 +200,11 @@ def test_the_plan_dequantizes_from_its_threshold(weight: dict, plan: int4pack.Ke
         dequantized = int4_kernel.dequantize_rows(
             packed, scale_zero, GROUP, 0, packed.shape[0], plan.prefill_dtype, plan.few_rows
         )
-    expected_many = torch.mm(many.to(plan.prefill_dtype), dequantized).to(many.dtype)
+    if plan.tiles:
+        assert plan.few_rows != "tinygemm"
+        expected_many = int4_kernel.tile_mm(many, packed, scale_zero, GROUP, plan.few_rows)
+    else:
+        expected_many = torch.mm(many.to(plan.prefill_dtype), dequantized).to(many.dtype)
     assert torch.equal(int4pack.linear(few, packed, scale_zero, GROUP, plan), expected_few)
     assert torch.equal(int4pack.linear(many, packed, scale_zero, GROUP, plan), expected_many)
 
@@ -226,6 +246,7 @@ AVX512_LAYOUT = int4pack.AVX512_LAYOUT
 BUILT = int4_kernel.KernelStatus(True, "built for this AVX2 CPU", "avx2")
 BUILT_AVX512 = int4_kernel.KernelStatus(True, "built for this AVX-512 CPU", "avx512")
 BUILT_VNNI = int4_kernel.KernelStatus(True, "built for this AVX-512 VNNI CPU", "avx512_vnni")
+BUILT_AMX = int4_kernel.KernelStatus(True, "built for this AMX CPU", "amx")
 VNNI_FLAGS = {"avx512_vnni", "avx512vbmi"}
 NO_COMPILER = int4_kernel.KernelStatus(False, "no C++ compiler on PATH to build it")
 
@@ -258,13 +279,22 @@ NO_COMPILER = int4_kernel.KernelStatus(False, "no C++ compiler on PATH to build 
             torch.bfloat16,
             ("avx512", 32, torch.bfloat16),
         ),
-        # AMX (Intel Sapphire Rapids and later): the same as Zen 4.
+        # AMX (Intel Sapphire Rapids and later): the VNNI kernel for few rows, tile products
+        # from fewer rows still.
         (
             {"avx2", "fma", "avx512f", "avx512bw", "avx512_bf16", *VNNI_FLAGS, "amx_tile"},
             AVX512_LAYOUT,
-            BUILT_VNNI,
+            BUILT_AMX,
             torch.bfloat16,
-            ("avx512_vnni", 32, torch.bfloat16),
+            ("amx", int4pack.OUR_KERNEL_TILES_PREFILL_MIN_ROWS, torch.bfloat16),
+        ),
+        # fp32 activations on the AMX build: no tiles (they multiply bf16), the fp32 GEMM.
+        (
+            {"avx2", "fma", "avx512f", "avx512bw", "avx512_bf16", *VNNI_FLAGS, "amx_tile"},
+            AVX512_LAYOUT,
+            BUILT_AMX,
+            torch.float32,
+            ("amx", 256, torch.float32),
         ),
         # No compiler: torch's kernel, which turns to the GEMM at fewer rows.
         (
@@ -296,6 +326,7 @@ NO_COMPILER = int4_kernel.KernelStatus(False, "no C++ compiler on PATH to build 
         "avx512-vnni-bf16",
         "avx512-bf16",
         "amx",
+        "fp32-on-amx",
         "no-compiler",
         "fp32-on-avx512",
         "fp16-on-avx2",
@@ -310,6 +341,8 @@ def test_the_plan_for_each_cpu_class(
 ) -> None:
     plan = int4pack.choose_plan("adaptive", activations, flags, layout, kernel)
     assert (plan.few_rows, plan.prefill_min_rows, plan.prefill_dtype) == expected
+    assert plan.tiles == (kernel.tiles and activations == torch.bfloat16)
+    assert ("tile products" in plan.describe()) == plan.tiles
     assert plan.layout == layout
     if plan.few_rows == "tinygemm":
         assert plan.reason in (kernel.reason, f"our int4 kernel takes no {activations} scales")

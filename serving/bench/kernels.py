@@ -90,7 +90,7 @@ def _kernels() -> tuple[dict[str, Kernel], str]:
         int4_kernel.linear,
         prefill_min_rows=0,  # the prefill path at every row count
         prefill_dtype=plan.prefill_dtype,
-        step_rows=int4pack.DEQUANTIZE_STEP_ROWS,
+        tiles=plan.tiles,
         variant=builds[0][0],
     )
     return kernels, ", ".join(label for _, label in builds)

@@ -34,6 +34,19 @@
 #include <type_traits>
 #include <vector>
 
+#ifndef PHONE_AGENT_INT4_OPS
+#error "build with -DPHONE_AGENT_INT4_OPS=<op namespace>"
+#endif
+
+#if defined(__AMX_TILE__) && defined(__AMX_BF16__) && defined(__AVX512BF16__)
+#define PHONE_AGENT_TILES
+// Many rows on AMX tiles (int4_amx.cpp).
+namespace PHONE_AGENT_INT4_OPS {
+at::Tensor tile_mm(const at::Tensor& x, const at::Tensor& packed, const at::Tensor& scale_zero,
+                   int64_t group_size);
+}  // namespace PHONE_AGENT_INT4_OPS
+#endif
+
 namespace {
 
 #if defined(__AVX512BW__)
@@ -535,21 +548,30 @@ at::Tensor dequantize_rows(const at::Tensor& packed, const at::Tensor& scale_zer
   return out;
 }
 
+// Output rows dequantized per step of the GEMM path.
+constexpr int64_t kDequantizeStepRows = 2048;
+
 // x [M, K] times the weight on the plan's path: below `prefill_min_rows` rows `int4_mm`; from
-// there the weight is dequantized `step_rows` output rows at a time into `prefill_dtype` and
-// multiplied by the GEMM. One op for both, so that decode pays one dispatch per matrix and no
-// Python on the way (a Python custom op cost 30 us a call, 3 ms of a decoded token's 111).
+// there on AMX tiles where `tiles` (builds for AMX only; bf16 x), else with the weight
+// dequantized a step of output rows at a time into `prefill_dtype` and multiplied by the GEMM.
+// One op for all, so that decode pays one dispatch per matrix and no Python on the way (a
+// Python custom op cost 30 us a call, 3 ms of a decoded token's 111).
 at::Tensor linear(const at::Tensor& x, const at::Tensor& packed, const at::Tensor& scale_zero,
                   int64_t group_size, int64_t prefill_min_rows, at::ScalarType prefill_dtype,
-                  int64_t step_rows) {
+                  bool tiles) {
   if (x.size(0) < prefill_min_rows) return int4_mm(x, packed, scale_zero, group_size);
-  TORCH_CHECK(step_rows > 0 && step_rows % kBlockRows == 0, "linear: step_rows must be a ",
-              "multiple of ", kBlockRows);
+  if (tiles && x.scalar_type() == at::kBFloat16) {
+#if defined(PHONE_AGENT_TILES)
+    return PHONE_AGENT_INT4_OPS::tile_mm(x, packed, scale_zero, group_size);
+#else
+    TORCH_CHECK(false, "linear: this build has no AMX tile products");
+#endif
+  }
   const int64_t n_size = packed.size(0);
   const at::Tensor x_compute = x.to(prefill_dtype);
   at::Tensor out = at::empty({x.size(0), n_size}, x.options());
-  for (int64_t start = 0; start < n_size; start += step_rows) {
-    const int64_t stop = std::min(n_size, start + step_rows);
+  for (int64_t start = 0; start < n_size; start += kDequantizeStepRows) {
+    const int64_t stop = std::min(n_size, start + kDequantizeStepRows);
     const at::Tensor weight_t =
         dequantize_rows(packed, scale_zero, group_size, start, stop, prefill_dtype);
     out.narrow(1, start, stop - start).copy_(at::mm(x_compute, weight_t));
@@ -563,9 +585,6 @@ at::Tensor linear(const at::Tensor& x, const at::Tensor& packed, const at::Tenso
 // phone_agent_int4_avx512_vnni), so builds for several instruction sets load side by side in one
 // process: the tests and `bench kernels` run every one the CPU can. TORCH_LIBRARY pastes its
 // argument, so it is expanded here first.
-#ifndef PHONE_AGENT_INT4_OPS
-#error "build with -DPHONE_AGENT_INT4_OPS=<op namespace>"
-#endif
 #define OPS_LIBRARY(ns, library) TORCH_LIBRARY(ns, library)
 #define OPS_LIBRARY_IMPL(ns, library) TORCH_LIBRARY_IMPL(ns, CPU, library)
 
@@ -576,7 +595,7 @@ OPS_LIBRARY(PHONE_AGENT_INT4_OPS, library) {
       "ScalarType dtype) -> Tensor");
   library.def(
       "linear(Tensor x, Tensor packed, Tensor scale_zero, int group_size, int prefill_min_rows, "
-      "ScalarType prefill_dtype, int step_rows) -> Tensor");
+      "ScalarType prefill_dtype, bool tiles) -> Tensor");
 }
 
 OPS_LIBRARY_IMPL(PHONE_AGENT_INT4_OPS, library) {

@@ -1,11 +1,13 @@
 """Our CPU kernels, compiled on first use and loaded as torch ops: the int4 products of W4A16
-layers (`int4_kernel.cpp`) and the int8 product of its vocabulary table (`int8_kernel.cpp`).
+layers (`int4_kernel.cpp`, and `int4_amx.cpp` for many rows on AMX tiles) and the int8 product
+of its vocabulary table (`int8_kernel.cpp`).
 
 It is compiled on the machine that runs it (torch's extension builder, into our cache folder,
 keyed on torch's version and the instruction set, so later processes only load it), for the
 layout torch packs int4 weights in there: blocks of 32 rows on AVX2 (built with AVX2), blocks of
 64 rows where torch runs its AVX-512 code (built with AVX-512BW, or with AVX512-VNNI and VBMI
-where the CPU has them: the same sums in fewer instructions). `load()` gives the best build the
+where the CPU has them: the same sums in fewer instructions; with AMX-BF16 too, the same and
+prefill on AMX tiles). `load()` gives the best build the
 CPU runs; where torch packs otherwise (its portable build), the CPU lacks the instructions, or no
 C++ compiler is at hand, it says why and the caller keeps torch's kernel. Each build registers
 its ops under a namespace of its own, so every build a CPU runs can be loaded side by side
@@ -30,12 +32,15 @@ from serving.checkpoint import user_cache_dir
 from serving.quantization import int4pack
 from serving.quantization.probe import probe_hardware
 
-SOURCES = tuple(Path(__file__).with_name(name) for name in ("int4_kernel.cpp", "int8_kernel.cpp"))
+SOURCES = tuple(
+    Path(__file__).with_name(name)
+    for name in ("int4_kernel.cpp", "int4_amx.cpp", "int8_kernel.cpp")
+)
 LIBRARY_NAME = "phone_agent_int4"
 # The scale tables it reads: those of bf16 and fp32 activations (fp16 stays on torch's kernel).
 SCALE_DTYPES = (torch.bfloat16, torch.float32)
 
-Variant = Literal["avx2", "avx512", "avx512_vnni"]
+Variant = Literal["avx2", "avx512", "avx512_vnni", "amx"]
 
 
 @dataclass(frozen=True)
@@ -47,6 +52,11 @@ class _Build:
     cpu_flags: frozenset[str]
     compile_flags: tuple[str, ...]
     label: str
+
+    @property
+    def tiles(self) -> bool:
+        """Whether the build multiplies many rows on AMX tiles (`tile_mm`)."""
+        return "amx_tile" in self.cpu_flags
 
 
 _BUILDS: dict[Variant, _Build] = {
@@ -62,6 +72,26 @@ _BUILDS: dict[Variant, _Build] = {
         frozenset({"avx2", "fma", "avx512f", "avx512bw", "avx512_vnni", "avx512vbmi"}),
         ("-mavx2", "-mfma", "-mavx512f", "-mavx512bw", "-mavx512vnni", "-mavx512vbmi"),
         "AVX-512 VNNI",
+    ),
+    # The VNNI build's few-row kernel, and many rows on AMX tiles (`tile_mm`, int4_amx.cpp).
+    "amx": _Build(
+        64,
+        frozenset(
+            {"avx2", "fma", "avx512f", "avx512bw", "avx512_vnni", "avx512vbmi", "avx512_bf16"}
+            | {"amx_tile", "amx_bf16"}
+        ),
+        (
+            "-mavx2",
+            "-mfma",
+            "-mavx512f",
+            "-mavx512bw",
+            "-mavx512vnni",
+            "-mavx512vbmi",
+            "-mavx512bf16",
+            "-mamx-tile",
+            "-mamx-bf16",
+        ),
+        "AMX",
     ),
 }
 # The largest integer the kernel rounds activations to (`kActivationLevels` in the source): its
@@ -90,6 +120,11 @@ class KernelStatus:
     def label(self) -> str:
         """The instruction set's name ("AVX2", "AVX-512"), for logs and tables."""
         return _BUILDS[self.variant].label if self.variant is not None else "none"
+
+    @property
+    def tiles(self) -> bool:
+        """Whether this build multiplies many rows on AMX tiles."""
+        return self.variant is not None and _BUILDS[self.variant].tiles
 
 
 def _reading(layout: int4pack.PackLayout) -> list[Variant]:
@@ -159,12 +194,21 @@ def machine_variants() -> tuple[list[Variant], str | None]:
 
 @functools.cache
 def load() -> KernelStatus:
-    """Build (first time on this machine) and load the fastest build this CPU runs; never
-    raises."""
+    """Build (first time on this machine) and load the fastest build this CPU runs, the next
+    where one fails (saying why in the reason); never raises."""
     variants, reason = machine_variants()
     if reason is not None or not variants:
         return KernelStatus(False, reason or "no build reads this layout")
-    return load_variant(variants[0])
+    refused: list[str] = []
+    for variant in variants:
+        status = load_variant(variant)
+        if status.available:
+            if refused:
+                reason = f"{status.reason}; {'; '.join(refused)}"
+                return KernelStatus(True, reason, status.variant)
+            return status
+        refused.append(f"not the {_BUILDS[variant].label} build: {status.reason}")
+    return KernelStatus(False, "; ".join(refused))
 
 
 def loadable_variants() -> list[KernelStatus]:
@@ -209,6 +253,8 @@ def load_variant(variant: Variant) -> KernelStatus:
         )
         return KernelStatus(False, f"building it failed: {first_line}")
     _register_fake_outputs(_namespace(variant))
+    if build.tiles and not _ops(variant).tiles_permitted():
+        return KernelStatus(False, "Linux refused this process the AMX tile registers")
     return KernelStatus(True, f"built for this {build.label} CPU", variant)
 
 
@@ -270,14 +316,30 @@ def linear(
     group_size: int,
     prefill_min_rows: int,
     prefill_dtype: torch.dtype,
-    step_rows: int,
+    tiles: bool,
     variant: Variant,
 ) -> torch.Tensor:
-    """x [M, K] times the packed weight in one op: `int4_mm` below `prefill_min_rows` rows, from
-    there `dequantize_rows` of `step_rows` output rows at a time and a `prefill_dtype` GEMM."""
+    """x [M, K] times the packed weight in one op: `int4_mm` below `prefill_min_rows` rows; from
+    there `tile_mm` where `tiles` (the AMX build), else `dequantize_rows` a step of output rows
+    at a time and a `prefill_dtype` GEMM."""
     out: torch.Tensor = _ops(variant).linear(
-        x, packed, scale_zero, group_size, prefill_min_rows, prefill_dtype, step_rows
+        x, packed, scale_zero, group_size, prefill_min_rows, prefill_dtype, tiles
     )
+    return out
+
+
+def tile_mm(
+    x: torch.Tensor,
+    packed: torch.Tensor,
+    scale_zero: torch.Tensor,
+    group_size: int,
+    variant: Variant,
+) -> torch.Tensor:
+    """bf16 x [M, K] times the packed weight on AMX tiles (the AMX build): each thread
+    dequantizes 64 output rows at a time to bf16 into its L2 cache, in the tiles' layout, while
+    the tiles multiply the 64 before; the same weights as `dequantize_rows` in bf16, products
+    summed in fp32, the result rounded to bf16 once."""
+    out: torch.Tensor = _ops(variant).tile_mm(x, packed, scale_zero, group_size)
     return out
 
 

@@ -183,10 +183,11 @@ def dequantize_transposed(
 TINYGEMM_PREFILL_MIN_ROWS = 64
 OUR_KERNEL_PREFILL_MIN_ROWS = 256
 OUR_KERNEL_BF16_PREFILL_MIN_ROWS = 32
+OUR_KERNEL_TILES_PREFILL_MIN_ROWS = 16
 # The baseline path: torch's kernel at every row count, never dequantize.
 NEVER_DEQUANTIZE = 2**62
 
-FewRowKernelName = Literal["avx2", "avx512", "avx512_vnni", "tinygemm"]
+FewRowKernelName = Literal["avx2", "avx512", "avx512_vnni", "amx", "tinygemm"]
 # `adaptive`: the fastest kernel for each row count on this machine; `tinygemm`: torch's kernel
 # for every row count, the baseline `adaptive` is measured against.
 KernelPath = Literal["adaptive", "tinygemm"]
@@ -206,20 +207,27 @@ class KernelPlan:
     prefill_min_rows: int  # from here on: dequantize + GEMM in `prefill_dtype`
     prefill_dtype: torch.dtype
     reason: str  # why this few-row kernel, for the server's log
+    # From `prefill_min_rows` on: our AMX build's tile products (dequantized into L2 as they
+    # go) instead of dequantize + GEMM.
+    tiles: bool = False
 
     def describe(self) -> str:
         kernel = {
             "avx2": "our AVX2 kernel",
             "avx512": "our AVX-512 kernel",
             "avx512_vnni": "our AVX-512 VNNI kernel",
+            "amx": "our AVX-512 VNNI kernel (AMX build)",
             "tinygemm": "torch's int4 kernel (tinygemm)",
         }[self.few_rows]
         if self.prefill_min_rows >= NEVER_DEQUANTIZE:
             return f"W4A16 on {kernel} for every row count ({self.reason})"
-        gemm = str(self.prefill_dtype).removeprefix("torch.")
+        if self.tiles:
+            many = "our AMX tile products"
+        else:
+            many = f"dequantize + {str(self.prefill_dtype).removeprefix('torch.')} GEMM"
         return (
             f"W4A16 on {kernel} below {self.prefill_min_rows} rows ({self.reason}), "
-            f"dequantize + {gemm} GEMM from there"
+            f"{many} from there"
         )
 
 
@@ -249,6 +257,10 @@ def choose_plan(
     if activations not in int4_kernel.SCALE_DTYPES:
         reason = f"our int4 kernel takes no {activations} scales"
         return KernelPlan(layout, "tinygemm", TINYGEMM_PREFILL_MIN_ROWS, prefill, reason)
+    if ours.tiles and prefill == torch.bfloat16:
+        return KernelPlan(
+            layout, ours.variant, OUR_KERNEL_TILES_PREFILL_MIN_ROWS, prefill, ours.reason, True
+        )
     threshold = (
         OUR_KERNEL_BF16_PREFILL_MIN_ROWS
         if prefill == torch.bfloat16
@@ -344,7 +356,7 @@ def linear(
             group_size,
             plan.prefill_min_rows,
             plan.prefill_dtype,
-            DEQUANTIZE_STEP_ROWS,
+            plan.tiles,
             plan.few_rows,
         )
     result: torch.Tensor = torch.ops.phone_agent.w4a16_linear_tinygemm(
