@@ -57,6 +57,17 @@ WORKER_CLASS = "serving.vllm_plugin.worker.ShortWarmUpCPUWorker"
 # the first step of a new episode reused nothing of the same system prompt and tools. With a
 # checkpoint at every block, a prefix is reused up to the last whole block it shares.
 PREFIX_CACHE_RETENTION_INTERVAL = CPU_BLOCK_SIZE
+# Prompt-lookup speculation (vLLM's `ngram` method): the last PROMPT_LOOKUP_MAX generated tokens
+# (down to PROMPT_LOOKUP_MIN) are looked up in the context, and what followed them there is
+# drafted and verified in one forward pass. A tool call copies its names, keys and labels from
+# the tools and the screen, so short n-grams find them.
+PROMPT_LOOKUP_MIN = 2
+PROMPT_LOOKUP_MAX = 5
+# Tokens drafted per step when speculation is on.
+DEFAULT_SPECULATIVE_TOKENS = 4
+# With speculation, drafts what a tool call's grammar forces before the proposer's guess
+# (`serving.vllm_plugin.scheduler` says how); named as a string, imported by the engine only.
+FORCED_TOKEN_SCHEDULER = "serving.vllm_plugin.scheduler.ForcedTokenScheduler"
 # Receives each start-up stage as it begins (`download`, `convert`, `load`, `compile`, `ready`)
 # and `done` once the API answers.
 StageCallback = Callable[[str], None]
@@ -138,6 +149,7 @@ class ServeSettings:
     max_num_batched_tokens: int = 2048
     enforce_eager: bool = False
     dtype: str = "auto"
+    speculative_tokens: int = 0  # drafted by prompt lookup per step; 0: plain decoding
     extra_args: Sequence[str] = field(default_factory=tuple)
 
     @property
@@ -231,6 +243,24 @@ def packaged_chat_template() -> Path:
     return Path(str(resources.files("serving").joinpath(CHAT_TEMPLATE_FILE)))
 
 
+def speculative_config(tokens: int) -> dict[str, object]:
+    """vLLM's `--speculative-config` for prompt lookup drafting up to `tokens` tokens."""
+    return {
+        "method": "ngram",
+        "num_speculative_tokens": tokens,
+        "prompt_lookup_min": PROMPT_LOOKUP_MIN,
+        "prompt_lookup_max": PROMPT_LOOKUP_MAX,
+    }
+
+
+def speculative_args(tokens: int) -> list[str]:
+    """The server options that draft up to `tokens` tokens a step; none for 0."""
+    if not tokens:
+        return []
+    config = json.dumps(speculative_config(tokens))
+    return ["--speculative-config", config, "--scheduler-cls", FORCED_TOKEN_SCHEDULER]
+
+
 def server_command(
     model: ResolvedModel, settings: ServeSettings, python: str = sys.executable
 ) -> list[str]:
@@ -286,7 +316,7 @@ def server_command(
         command += ["--chat-template", str(packaged_chat_template())]
     if settings.enforce_eager:
         command.append("--enforce-eager")
-    return command + list(settings.extra_args)
+    return command + speculative_args(settings.speculative_tokens) + list(settings.extra_args)
 
 
 # Log lines that mark the end of a start-up stage, in order.

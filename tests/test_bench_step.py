@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -412,6 +413,22 @@ def test_bench_step_prints_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert set(report["overhead"]) == {"median_pct", "max_pct", "target_pct", "met"}
     assert report["overhead"]["target_pct"] == 2.0
     assert "thinking off episode 1 step 2" in captured.err  # progress goes to stderr
+
+
+def test_bench_step_records_every_request_it_sends_for_a_replay(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    recording = tmp_path / "requests.jsonl"
+    with ScriptedServer(WIFI_PLAN[:2]) as server:
+        command = ["bench", "step", "--base-url", server.base_url, "--steps", "2"]
+        assert main([*command, "--thinking", "off", "--record", str(recording)]) == 0
+    lines = recording.read_text().splitlines()
+    assert [json.loads(line) for line in lines] == [r.body for r in server.chat_requests]
+    assert len(lines) == 2
+    capsys.readouterr()
+    unwritable = tmp_path / "missing" / "requests.jsonl"
+    assert main(["bench", "step", "--record", str(unwritable)]) == 2
+    assert capsys.readouterr().err.startswith(f"error: cannot write {unwritable}")
 
 
 def test_bench_step_text_reports_the_target(capsys: pytest.CaptureFixture[str]) -> None:

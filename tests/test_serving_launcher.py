@@ -76,6 +76,22 @@ def test_options_after_the_separator_override_the_launchers(tmp_path: Path) -> N
     assert command[-2:] == list(extra)
 
 
+def test_speculation_drafts_from_the_prompt_and_the_grammar_only_when_asked(
+    tmp_path: Path,
+) -> None:
+    model = launcher.ResolvedModel(write_config(tmp_path / "m"), "m", "local")
+    plain = launcher.server_command(model, launcher.ServeSettings())
+    assert "--speculative-config" not in plain and "--scheduler-cls" not in plain
+    command = launcher.server_command(model, launcher.ServeSettings(speculative_tokens=3))
+    assert json.loads(flag(command, "--speculative-config")) == {
+        "method": "ngram",
+        "num_speculative_tokens": 3,
+        "prompt_lookup_min": launcher.PROMPT_LOOKUP_MIN,
+        "prompt_lookup_max": launcher.PROMPT_LOOKUP_MAX,
+    }
+    assert flag(command, "--scheduler-cls") == launcher.FORCED_TOKEN_SCHEDULER
+
+
 def test_checkpoint_template_is_used_when_present(tmp_path: Path) -> None:
     directory = write_config(tmp_path / "m")
     (directory / "tokenizer_config.json").write_text(json.dumps({"chat_template": "{{ x }}"}))

@@ -7,12 +7,14 @@ Each handler imports what it measures, so `phone-agent --help` stays fast.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from pathlib import Path
 from typing import Any
 
 from agent.commands.command_groups import command_group
 from agent.commands.model_server import add_model_server_arguments, model_client_settings
+from devices.errors import UsageError
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -103,6 +105,12 @@ def _add_step(benchmarks: Any) -> None:
         metavar="N",
         help="length of the call each mode's fixed-length decision is reckoned for (24)",
     )
+    parser.add_argument(
+        "--record",
+        type=Path,
+        metavar="FILE",
+        help="write every request sent, one JSON body a line (for `bench speculative`)",
+    )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     add_model_server_arguments(parser)
     parser.set_defaults(handler=_run_step)
@@ -123,14 +131,24 @@ def _run_step(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
 
-    report = step.run_step_bench(
-        settings,
-        steps=step.DEFAULT_STEPS if args.steps is None else args.steps,
-        task_name=args.task or step.DEFAULT_TASK,
-        modes=modes,
-        progress=progress,
-        episode_steps=args.episode_steps,
-        call_tokens=step.DEFAULT_CALL_TOKENS if args.call_tokens is None else args.call_tokens,
-    )
+    with contextlib.ExitStack() as stack:
+        record = None
+        if args.record is not None:
+            from serving.bench.speculative import RequestRecorder
+
+            try:
+                record = stack.enter_context(RequestRecorder(args.record))
+            except OSError as exc:
+                raise UsageError(f"cannot write {args.record}: {exc.strerror or exc}") from None
+        report = step.run_step_bench(
+            settings,
+            steps=step.DEFAULT_STEPS if args.steps is None else args.steps,
+            task_name=args.task or step.DEFAULT_TASK,
+            modes=modes,
+            progress=progress,
+            episode_steps=args.episode_steps,
+            call_tokens=step.DEFAULT_CALL_TOKENS if args.call_tokens is None else args.call_tokens,
+            record=record,
+        )
     print(report.model_dump_json(indent=2) if args.json else step.render_text(report))
     return 0

@@ -1,5 +1,5 @@
-"""`phone-agent bench serving|kernels`: the model server's benchmarks, beside the agent's
-(`bench prompt|step`).
+"""`phone-agent bench serving|kernels|speculative`: the model server's benchmarks, beside the
+agent's (`bench prompt|step`).
 
 Only the standard library and the CLI's own modules are imported at module level; each handler
 imports what it measures, so `phone-agent --help` stays fast and works without the serving stack.
@@ -13,6 +13,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,12 +26,15 @@ if TYPE_CHECKING:
     from serving.bench.builds import ReadBandwidth
     from serving.bench.llamacpp import PeerFormat, PeerMeasurement
     from serving.bench.schemes import SchemeMeasurement, ServingBenchSettings
+    from serving.bench.speculative import ServerRun
+    from serving.launcher import ResolvedModel, ServeSettings
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     benchmarks = command_group(subparsers, "bench")
     _add_serving(benchmarks)
     _add_kernels(benchmarks)
+    _add_speculative(benchmarks)
 
 
 def _comma_list(parse: Callable[[str], list[Any]]) -> Callable[[str], list[Any]]:
@@ -198,6 +202,247 @@ def _run_kernels(args: argparse.Namespace) -> int:
     return 0
 
 
+SPECULATIVE_MAX_MODEL_LEN = 4096  # an agent's prompt (about 2,000 tokens) and its reply
+
+
+def _add_speculative(benchmarks: Any) -> None:
+    parser = benchmarks.add_parser(
+        "speculative",
+        help="prompt-lookup decoding against plain decoding: the same tokens, how much sooner",
+        description="Serve one build plainly, record an agent's requests against it (or take "
+        "them from --requests), replay them greedily and keep every generated token; then "
+        "serve it with prompt-lookup speculation and replay the same requests. Report whether "
+        "every reply is identical token by token, and the time of each side: later requests, "
+        "time per output token, and a decision with a call of --call-tokens tokens.",
+    )
+    _add_shape(parser)
+    parser.add_argument(
+        "--model",
+        metavar="DIR",
+        help="checkpoint to serve, as `serve --model` takes it (default: the random checkpoint "
+        "of --shape that `bench serving` builds)",
+    )
+    parser.add_argument(
+        "--weights", choices=("bf16", "w4a16", "w4a8", "w8a8"), default="w4a16", help="(w4a16)"
+    )
+    parser.add_argument(
+        "--requests",
+        type=Path,
+        metavar="FILE",
+        help="chat requests to replay, one JSON body a line (`bench step --record`); default: "
+        "record --steps steps of the agent (thinking off, a call required) on the plain server",
+    )
+    parser.add_argument("--steps", type=int_at_least(1), default=6, metavar="N", help="(6)")
+    parser.add_argument("--episode-steps", type=int_at_least(1), default=3, metavar="N", help="(3)")
+    parser.add_argument(
+        "--speculative-tokens",
+        type=int_at_least(1),
+        default=None,
+        metavar="N",
+        help="tokens drafted per step (default: what `serve` drafts)",
+    )
+    parser.add_argument(
+        "--runs", type=int_at_least(1), default=2, metavar="N", help="replays of the requests (2)"
+    )
+    parser.add_argument("--call-tokens", type=int_at_least(1), default=24, metavar="N", help="(24)")
+    parser.add_argument(
+        "--max-tokens",
+        type=int_at_least(2),
+        default=64,
+        metavar="N",
+        help="tokens generated per request at most, recording and replaying (64: random "
+        "weights write a call's value until the cap)",
+    )
+    parser.add_argument(
+        "--compiled", action="store_true", help="serve compiled, as `serve` does (default: eager)"
+    )
+    parser.add_argument(
+        "--work-dir",
+        type=Path,
+        metavar="DIR",
+        help="checkpoints, logs and the recorded requests (default: `bench serving`'s)",
+    )
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.set_defaults(handler=_run_speculative)
+
+
+def _run_speculative(args: argparse.Namespace) -> int:
+    from serving import launcher
+    from serving.bench import speculative
+    from serving.checkpoint import user_cache_dir
+
+    work_dir: Path = args.work_dir or user_cache_dir() / "bench-serving" / args.shape
+    logs = work_dir / "logs"
+    bodies = None
+    if args.requests is not None:
+        try:
+            bodies = speculative.read_requests(args.requests)
+        except (OSError, ValueError) as exc:
+            raise UsageError(f"--requests: {exc}") from None
+    progress = _stderr_line
+    tokens = args.speculative_tokens or launcher.DEFAULT_SPECULATIVE_TOKENS
+    with launcher.stop_signals_raise():
+        model, serve_args = _speculative_model(args, work_dir)
+        settings = launcher.ServeSettings(
+            port=launcher.free_port(),
+            max_model_len=SPECULATIVE_MAX_MODEL_LEN,
+            max_num_seqs=1,
+            enforce_eager=not args.compiled,
+            extra_args=tuple(serve_args),
+        )
+        sides = []
+        for label, side_settings in (
+            ("plain", settings),
+            ("speculative", replace(settings, speculative_tokens=tokens)),
+        ):
+            progress(f"{label}: serving {model.path}")
+            server_run, bodies = _replay_side(
+                label, model, side_settings, logs, args, bodies, progress
+            )
+            sides.append(server_run)
+    plain, speculated = sides
+    report = speculative.compare(
+        model.served_name, len(bodies or []), args.runs, plain, speculated, args.call_tokens
+    )
+    print(report.model_dump_json(indent=2) if args.json else speculative.render_text(report))
+    return 0
+
+
+def _stderr_line(message: str) -> None:
+    print(message, file=sys.stderr)
+
+
+def _speculative_model(args: argparse.Namespace, work_dir: Path) -> tuple[ResolvedModel, list[str]]:
+    """The checkpoint of --weights to serve and the arguments that serve it."""
+    from serving import launcher
+    from serving.bench.schemes import ServingBenchSettings
+    from serving.weights import plan_weights
+
+    if args.model is not None:
+        plan = plan_weights(
+            launcher.resolve_model(args.model, lambda stage: None),
+            args.weights,
+            "auto",
+            lambda stage: None,
+        )
+        return plan.model, list(plan.vllm_args)
+    stack = _ServingStack(
+        work_dir,
+        ServingBenchSettings(
+            shape=args.shape,
+            schemes=[args.weights],
+            runs=1,
+            decode_tokens=2,
+            prefill_tokens=1,
+            concurrency=[1],
+        ),
+    )
+    built = stack.prepare(args.weights)
+    if built.error:
+        raise UsageError(f"{args.weights}: {built.error}")
+    folder = stack._folder(args.weights)
+    return launcher.ResolvedModel(folder, args.weights, "local"), _serve_args(args.weights)
+
+
+def _replay_side(
+    label: str,
+    model: ResolvedModel,
+    settings: ServeSettings,
+    logs: Path,
+    args: argparse.Namespace,
+    bodies: list[dict[str, Any]] | None,
+    progress: Callable[[str], None],
+) -> tuple[ServerRun, list[dict[str, Any]] | None]:
+    """Serve `model` with `settings` and replay `bodies` (recorded first where None); the
+    run says what failed, if anything did."""
+    import httpx
+
+    from serving import launcher
+    from serving.bench.speculative import ServerRun, replay
+
+    server_run = ServerRun(
+        label=label, serve_args=launcher.speculative_args(settings.speculative_tokens)
+    )
+    if bodies is None and settings.speculative_tokens:
+        server_run.error = "no requests to replay: the plain side recorded none"
+        return server_run, bodies
+    started = time.monotonic()
+    try:
+        with _served(model, settings, logs / f"speculative-{label}.log"):
+            server_run.load_seconds = round(time.monotonic() - started, 1)
+            if bodies is None:
+                bodies = _record_requests(
+                    settings.base_url, model.served_name, args, logs, progress
+                )
+            server_run.replies = replay(
+                settings.base_url, model.served_name, bodies, args.runs, progress, args.max_tokens
+            )
+    except (RuntimeError, httpx.HTTPError) as exc:
+        server_run.error = str(exc).strip().splitlines()[0]
+    return server_run, bodies
+
+
+def _record_requests(
+    base_url: str,
+    model: str,
+    args: argparse.Namespace,
+    logs: Path,
+    progress: Callable[[str], None],
+) -> list[dict[str, Any]]:
+    """The requests of an agent playing the bench step's task: greedy, thinking off, a tool
+    call required (random weights call no tool unless made to)."""
+    from agent.model_client import ClientSettings
+    from evals.bench.step import run_step_bench
+    from serving.bench.speculative import RequestRecorder, read_requests
+
+    recording = logs / "speculative-requests.jsonl"
+    logs.mkdir(parents=True, exist_ok=True)
+    settings = ClientSettings(
+        base_url=base_url,
+        model=model,
+        tool_choice="required",
+        thinking=False,
+        temperature=0.0,
+        top_p=1.0,
+        answer_tokens=args.max_tokens,
+    )
+    progress(f"recording {args.steps} agent requests in {recording}")
+    with RequestRecorder(recording) as record:
+        report = run_step_bench(
+            settings,
+            steps=args.steps,
+            modes=("off",),
+            episode_steps=args.episode_steps,
+            record=record,
+        )
+    if "aborted" in report.modes[0].stop_reasons:
+        raise KeyboardInterrupt  # the agent loop ends its episode on Ctrl-C; the bench stops
+    return read_requests(recording)
+
+
+@contextmanager
+def _served(model: ResolvedModel, settings: ServeSettings, log_path: Path) -> Iterator[None]:
+    """`model` served with `settings` for the block; a start-up failure raises RuntimeError
+    naming the exception in the log."""
+    from serving import launcher
+
+    process = launcher.start_server(
+        launcher.server_command(model, settings),
+        launcher.server_environment(os.environ, os.sched_getaffinity(0)),
+        log_path,
+    )
+    try:
+        try:
+            launcher.wait_until_ready(
+                process, settings.base_url, log_path, lambda stage: None, 1800.0
+            )
+        except launcher.ServeError as exc:
+            raise RuntimeError(_with_cause(str(exc).splitlines()[0], log_path)) from exc
+        yield
+    finally:
+        launcher.stop_group(process.pid)
+
+
 class _ServingStack:
     """The `bench serving` backend: our checkpoint writer, quantizer and vLLM launcher.
 
@@ -323,22 +568,8 @@ class _ServingStack:
             extra_args=tuple(_serve_args(scheme)),
         )
         model = launcher.ResolvedModel(self._folder(scheme), scheme, "local")
-        log_path = self._logs / f"{scheme}-concurrency.log"
-        process = launcher.start_server(
-            launcher.server_command(model, settings),
-            launcher.server_environment(os.environ, os.sched_getaffinity(0)),
-            log_path,
-        )
-        try:
-            try:
-                launcher.wait_until_ready(
-                    process, settings.base_url, log_path, lambda stage: None, 1800.0
-                )
-            except launcher.ServeError as exc:
-                raise RuntimeError(_with_cause(str(exc).splitlines()[0], log_path)) from exc
+        with _served(model, settings, self._logs / f"{scheme}-concurrency.log"):
             yield settings.base_url, scheme
-        finally:
-            launcher.stop_group(process.pid)
 
     def peer_unavailable(self) -> str | None:
         from serving.bench.llamacpp import unavailable_reason

@@ -14,7 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent.commands.arguments import positive_int
+from agent.commands.arguments import non_negative_int, positive_int
 from devices.errors import UsageError
 
 if TYPE_CHECKING:
@@ -65,6 +65,15 @@ def register(subparsers: Any) -> None:
         help="skip torch.compile: faster start, slower tokens",
     )
     serve.add_argument("--dtype", default="auto", help="vLLM --dtype (auto: the checkpoint's)")
+    serve.add_argument(
+        "--speculative-tokens",
+        type=non_negative_int,
+        default=0,
+        metavar="N",
+        help="draft up to N tokens a step, from what the tool-call grammar forces and from the "
+        "prompt (the tools, the screen), and let the model check them in one pass: greedy "
+        "output unchanged (`bench speculative` checks it); 0: off (the default)",
+    )
     serve.add_argument(
         "--weights",
         choices=("auto", "bf16", "w4a16", "w4a8", "w8a8"),
@@ -176,6 +185,7 @@ def run_serve(args: argparse.Namespace) -> int:
         max_num_seqs=args.max_num_seqs,
         enforce_eager=args.enforce_eager,
         dtype=args.dtype,
+        speculative_tokens=args.speculative_tokens,
         extra_args=tuple(extra),
     )
     _check_serving_stack()

@@ -192,10 +192,15 @@ class StreamingPolicy:
     """
 
     def __init__(
-        self, settings: ClientSettings, model: str, clock: Clock = time.perf_counter
+        self,
+        settings: ClientSettings,
+        model: str,
+        clock: Clock = time.perf_counter,
+        record: Callable[[dict[str, Any]], None] | None = None,
     ) -> None:
         self.settings = settings
         self.model = model
+        self._record = record
         self.marker = ""
         self.decisions: list[Decision] = []
         self.failure: str | None = None  # why the last request failed, if it did
@@ -235,6 +240,8 @@ class StreamingPolicy:
             "stream": True,
             "stream_options": {"include_usage": True},
         }
+        if self._record is not None:
+            self._record(request_body)
         try:
             with self._http.stream("POST", self._url, json=request_body) as response:
                 if response.status_code >= 400:
@@ -582,10 +589,12 @@ def run_step_bench(
     progress: Callable[[StepTiming], None] | None = None,
     episode_steps: int | None = None,
     call_tokens: int = DEFAULT_CALL_TOKENS,
+    record: Callable[[dict[str, Any]], None] | None = None,
 ) -> StepReport:
     """`steps` decisions per thinking mode on the simulator task `task_name`, in episodes of at
     most `episode_steps` steps (default: as many as `steps`); each mode's decision with a call
-    of `call_tokens` tokens is reckoned from its later steps."""
+    of `call_tokens` tokens is reckoned from its later steps. `record` receives the body of
+    every request sent, to replay them elsewhere."""
     task = TASKS_BY_NAME.get(task_name)
     if task is None:
         raise BenchInputError(f"no simulator task {task_name!r}; e.g. {DEFAULT_TASK}")
@@ -606,7 +615,9 @@ def run_step_bench(
     reports: list[ModeReport] = []
     with tempfile.TemporaryDirectory() as scratch:
         for mode in modes:
-            policy = StreamingPolicy(settings.model_copy(update={"thinking": mode == "on"}), model)
+            policy = StreamingPolicy(
+                settings.model_copy(update={"thinking": mode == "on"}), model, record=record
+            )
             mode_steps: list[StepTiming] = []
             stop_reasons: list[str] = []
             try:

@@ -1,0 +1,192 @@
+"""`bench speculative`: recorded requests replayed greedily on a plain and a speculating server,
+compared token by token, and timed on the same outputs."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent.cli import main
+from serving.bench import speculative
+from serving.bench.speculative import ReplayedReply, ServerRun
+
+RECORDED: dict[str, Any] = {
+    "model": "recorded",
+    "messages": [
+        {"role": "system", "content": "You operate a phone."},
+        {"role": "user", "content": "Goal: turn on Wi-Fi"},
+    ],
+    "tools": [{"type": "function", "function": {"name": "tap", "description": "Tap."}}],
+    "tool_choice": "required",
+    "temperature": 1.0,
+    "top_p": 0.95,
+    "max_tokens": 256,
+    "chat_template_kwargs": {"enable_thinking": False},
+}
+
+
+def _reply(run: int, request: int, tokens: list[int], ttft: float, total: float) -> ReplayedReply:
+    return ReplayedReply(
+        run=run,
+        request=request,
+        prompt_tokens=1900,
+        cached_tokens=1700,
+        token_ids=tokens,
+        text="",
+        finish_reason="length",
+        ttft_ms=ttft,
+        total_ms=total,
+        ms_per_output_token=(total - ttft) / (len(tokens) - 1),
+    )
+
+
+def test_identical_replies_are_exact_and_their_times_compared() -> None:
+    tokens = list(range(25))
+    plain = ServerRun(
+        label="plain",
+        serve_args=[],
+        replies=[_reply(1, 0, tokens, 3000, 5400), _reply(1, 1, tokens, 1000, 3400)],
+    )
+    fast = ServerRun(
+        label="speculative",
+        serve_args=["--speculative-config", "{}"],
+        replies=[_reply(1, 0, tokens, 3000, 4200), _reply(1, 1, tokens, 1000, 2200)],
+    )
+    report = speculative.compare("m", 2, 1, plain, fast, call_tokens=24)
+    assert report.exact and (report.compared, report.identical) == (2, 2)
+    # later requests only (the first of a run is cold): 1000 ms + 23 x 100 ms, then x 50 ms
+    assert report.plain_medians.call_decision_s == 3.3
+    assert report.speculative_medians.call_decision_s == 2.15
+    assert report.later_total_speedup == round(3400 / 2200, 3)
+    text = speculative.render_text(report)
+    assert "2 of 2 replies identical token by token (50 tokens): identical" in text
+
+
+def test_one_differing_token_or_a_missing_reply_is_not_exact() -> None:
+    plain = ServerRun(label="plain", serve_args=[], replies=[_reply(1, 0, [5, 6, 7, 8], 1, 4)])
+    differs = ServerRun(
+        label="speculative", serve_args=[], replies=[_reply(1, 0, [5, 6, 9, 8], 1, 4)]
+    )
+    report = speculative.compare("m", 1, 1, plain, differs)
+    assert not report.exact
+    (difference,) = report.differences
+    assert (difference.position, difference.plain, difference.speculative) == (2, [7, 8], [9, 8])
+    assert "NOT identical" in speculative.render_text(report)
+    shorter = ServerRun(label="speculative", serve_args=[], replies=[_reply(1, 0, [5, 6], 1, 4)])
+    assert speculative.compare("m", 1, 1, plain, shorter).differences[0].position == 2
+    missing = ServerRun(label="speculative", serve_args=[], error="the server exited")
+    assert not speculative.compare("m", 1, 1, plain, missing).exact
+
+
+class _TokenStream:
+    """Streams chat completions whose chunks carry generated token ids, as vLLM does with
+    `return_token_ids`; records the bodies it was sent."""
+
+    def __init__(self, chunks: list[list[int]]) -> None:
+        self.chunks = chunks
+        self.bodies: list[dict[str, Any]] = []
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                server.bodies.append(body)
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.end_headers()
+                for tokens in server.chunks:
+                    choice = {"index": 0, "delta": {"content": "x"}, "token_ids": tokens}
+                    self.wfile.write(f"data: {json.dumps({'choices': [choice]})}\n\n".encode())
+                usage = {
+                    "prompt_tokens": 40,
+                    "completion_tokens": 5,
+                    "prompt_tokens_details": {"cached_tokens": 32},
+                }
+                self.wfile.write(
+                    f"data: {json.dumps({'choices': [], 'usage': usage})}\n\n".encode()
+                )
+                self.wfile.write(b"data: [DONE]\n\n")
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+
+    @contextmanager
+    def running(self) -> Iterator[str]:
+        thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        thread.start()
+        try:
+            yield f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        finally:
+            self.httpd.shutdown()
+            self.httpd.server_close()
+
+
+def test_a_replay_is_greedy_capped_and_cold_per_run_and_keeps_every_token() -> None:
+    stream = _TokenStream([[11], [12, 13, 14], [15]])  # one chunk drafted three tokens
+    with stream.running() as base_url:
+        replies = speculative.replay(base_url, "served", [RECORDED], runs=2, max_tokens=64)
+    assert [r.token_ids for r in replies] == [[11, 12, 13, 14, 15]] * 2
+    assert [(r.run, r.request, r.cached_tokens) for r in replies] == [(1, 0, 32), (2, 0, 32)]
+    assert all(r.ttft_ms <= r.total_ms and r.ms_per_output_token is not None for r in replies)
+    first, second = stream.bodies
+    assert (first["temperature"], first["top_p"], first["max_tokens"]) == (0, 1, 64)
+    assert first["stream"] and first["return_token_ids"] and first["model"] == "served"
+    assert first["tool_choice"] == "required" and first["chat_template_kwargs"] == {
+        "enable_thinking": False
+    }
+    # each run's prompt starts with its own marker, in the tools (rendered first) and system
+    assert first["messages"][0]["content"] == "[replay 1] You operate a phone."
+    assert second["messages"][0]["content"] == "[replay 2] You operate a phone."
+    assert second["tools"][0]["function"]["description"] == "[replay 2] Tap."
+    assert RECORDED["messages"][0]["content"] == "You operate a phone."  # recording untouched
+
+
+def test_a_recording_is_read_back_and_a_bad_one_named_in_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "requests.jsonl"
+    with speculative.RequestRecorder(path) as record:
+        record(RECORDED)
+        record({**RECORDED, "max_tokens": 8})
+    assert [b["max_tokens"] for b in speculative.read_requests(path)] == [256, 8]
+    path.write_text('{"messages": []}\n{"prompt": "no messages"}\n')
+    with pytest.raises(ValueError, match=r"requests.jsonl:2: not a chat request"):
+        speculative.read_requests(path)
+    path.write_text("")
+    with pytest.raises(ValueError, match="holds no requests"):
+        speculative.read_requests(path)
+
+
+def test_bench_speculative_refuses_a_bad_recording_before_serving(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "requests.jsonl"
+    path.write_text("not json\n")
+    code = main(["bench", "speculative", "--requests", str(path), "--work-dir", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.startswith("error: --requests: ") and "requests.jsonl:1: not JSON" in err
+    assert err.count("\n") == 1
+
+
+@pytest.mark.slow
+def test_speculation_leaves_every_token_of_the_trained_policy_unchanged(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The shipped simulator policy, served plainly and then with drafts from its tool-call
+    grammar and the prompt, answers the agent's recorded requests with the same tokens."""
+    pytest.importorskip("vllm")
+    command = ["bench", "speculative", "--model", "sim", "--weights", "bf16", "--steps", "3"]
+    options = ["--episode-steps", "3", "--runs", "1", "--max-tokens", "24", "--json"]
+    assert main([*command, *options, "--work-dir", str(tmp_path)]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["plain"]["error"] is None and report["speculative"]["error"] is None
+    assert report["compared"] == 3 and report["exact"], report["differences"]
+    assert report["speculative"]["serve_args"][0] == "--speculative-config"
