@@ -11,16 +11,16 @@ from pathlib import Path
 import pytest
 
 from simulator.tasks import APP_MODULES, TASKS_BY_NAME
-from simulator.tasks.phrasings import FOLDER, WORDING, Wording
+from simulator.tasks.phrasings import FOLDER, WORDING, Wording, fill
 
 
 def module_file(module_name: str) -> str:
     return module_name.rsplit(".", 1)[1] + ".json"
 
 
-def test_each_file_holds_the_phrasings_of_its_app_modules_tasks_and_no_others() -> None:
+def test_each_app_module_has_a_file_that_holds_its_tasks_phrasings_and_no_others() -> None:
     modules = {module_file(module.__name__): module for module in APP_MODULES}
-    assert set(WORDING.files) <= set(modules)
+    assert sorted(WORDING.files) == sorted(modules)
     for file_name, wording in WORDING.files.items():
         module = modules[file_name]
         names = {task.name for task in module.TASKS}
@@ -100,3 +100,41 @@ def test_one_task_with_phrasings_in_two_files_is_refused(tmp_path: Path) -> None
     )
     with pytest.raises(ValueError, match="ClockAlarmAdd has phrasings in two files"):
         Wording.load(folder)
+
+
+def test_a_familys_tasks_fill_its_phrasings_with_their_words() -> None:
+    wifi_on, bluetooth_off = (
+        TASKS_BY_NAME["SystemWifiTurnOn"],
+        TASKS_BY_NAME["SystemBluetoothTurnOff"],
+    )
+    assert wifi_on.templates == WORDING.family("toggle", "wifi", "on")
+    assert (wifi_on.goal(0, 0), wifi_on.goal(0, wifi_on.held_out_phrasing)) == (
+        "Turn on Wi-Fi.",
+        "Enable WLAN.",
+    )
+    assert bluetooth_off.goal(0, 3) == "Bluetooth: off."
+    assert bluetooth_off.goal(0, bluetooth_off.held_out_phrasing) == "Disable the Bluetooth radio."
+
+
+def test_a_phrasing_added_to_a_family_reaches_each_of_its_tasks(tmp_path: Path) -> None:
+    folder = copy_of_the_files(tmp_path)
+    path = folder / "settings.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["families"]["toggle"]["training"].append("Put {name} {word}, please.")
+    path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+
+    wording = Wording.load(folder)
+    assert wording.family("toggle", "dark_theme", "off")[-2:] == (
+        "Put dark theme off, please.",
+        "Disable dark mode.",
+    )
+    with pytest.raises(KeyError, match="no words named sound"):
+        wording.family("toggle", "sound", "on")
+    with pytest.raises(ValueError, match="two tables give the word verb"):
+        wording.family("toggle", "on", "off")
+
+
+def test_a_familys_words_leave_the_tasks_parameters_to_the_task() -> None:
+    assert fill("{verb} {name} at {time} {{sharp}}.", {"verb": "Set", "name": "the {alarm}"}) == (
+        "Set the {{alarm}} at {time} {{sharp}}."
+    )

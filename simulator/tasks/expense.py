@@ -204,34 +204,6 @@ TASKS: list[Task] = [
         name="ExpenseAddSingle",
         app=EXPENSE,
         family="expense",
-        templates=(
-            "Add the following expense into Pro Expense: {name}, ${amount_text}, category "
-            "{category}, on {day}, with the note {note}.",
-            "In Pro Expense, record {name} for ${amount_text} under {category}, dated {day}, "
-            "note: {note}.",
-            "Could you enter a new expense in Pro Expense? It is {name}, amount ${amount_text}, "
-            "category {category}, date {day}, note {note}.",
-            "I need {name} saved in Pro Expense as a {category} expense of ${amount_text} from "
-            "{day}, with {note} as its note.",
-            "Pro Expense, new expense: {name}; ${amount_text}; {category}; {day}. Note: {note}.",
-            "I spent ${amount_text} on {name} on {day}, so please put it in Pro Expense in the "
-            "{category} category with the note {note}.",
-            "Hey, can you quickly jot {name} into Pro Expense? ${amount_text}, {category}, {day}, "
-            "and the note should read {note}.",
-            "Before I forget: in Pro Expense, create an expense called {name} worth "
-            "${amount_text}, filed under {category}, for {day}, noted as {note}.",
-            "Would you mind putting an entry in Pro Expense for {name}? Set the amount to "
-            "${amount_text}, pick {category}, choose {day} as the date and write {note} in the "
-            "note.",
-            "It would help if Pro Expense had an entry for {name}: ${amount_text} in {category} "
-            "on {day}, noted {note}.",
-            "We should track {name} in Pro Expense. Open the app, then save it as ${amount_text} "
-            "under {category} with the date {day} and the note {note}.",
-            "A {category} expense named {name}, ${amount_text}, dated {day} and carrying the note "
-            "{note}, should end up in Pro Expense.",
-            "Log an expense in Pro Expense: {name} cost ${amount_text} ({category}) on {day}; "
-            "add the note {note}.",
-        ),
         sample=_add_single,
         setup=lambda p: {"expenses": p["noise"]},
         plan=lambda p: [open_app("Pro Expense"), *_entry_steps(p, with_date=True), done()],
@@ -243,39 +215,6 @@ TASKS: list[Task] = [
         name="ExpenseAddMultiple",
         app=EXPENSE,
         family="expense",
-        templates=(
-            "Add the following expenses into Pro Expense (name, amount, category, note):\n"
-            "{listing}",
-            "Record these three expenses in Pro Expense, each with its category and note:\n"
-            "{listing}",
-            "Please put these expenses into Pro Expense; each line gives the name, amount, "
-            "category and note:\n{listing}",
-            "I need the three expenses below saved in Pro Expense with their categories and "
-            "notes:\n{listing}",
-            "Pro Expense: log each of these (name, amount, category, note):\n{listing}",
-            "Could you add each of the following to Pro Expense as a separate expense, with the "
-            "name, amount, category and note as given?\n{listing}",
-            "Hey, could you pop these three into Pro Expense real quick? Name, amount, category "
-            "and note are on each line:\n"
-            "{listing}",
-            "For my budget, I have three expenses to add to Pro Expense. Each one shows its name, "
-            "amount, category and note:\n"
-            "{listing}",
-            "Would you mind creating three new Pro Expense entries from this list, written as "
-            "name, amount, category, note?\n"
-            "{listing}",
-            "It would be great if Pro Expense ended up with these three expenses, using the name, "
-            "amount, category and note shown for each:\n"
-            "{listing}",
-            "Three expenses to save in Pro Expense, one per line, in the order name, amount, "
-            "category, note:\n"
-            "{listing}",
-            "Let's get these into Pro Expense. Create one expense for each row of this list, then "
-            "fill in the name, amount, category and note it gives:\n"
-            "{listing}",
-            "In Pro Expense, enter every line below as an expense (name, amount, category, "
-            "note):\n{listing}",
-        ),
         sample=_add_multiple,
         plan=lambda p: [
             open_app("Pro Expense"),
@@ -292,34 +231,6 @@ TASKS: list[Task] = [
         name="ExpenseAddMultipleFromMarkor",
         app=EXPENSE,
         family="multi_app",
-        templates=(
-            "Go through the transactions in my_expenses.txt in Markor. Log the reimbursable "
-            "transactions in Pro Expense.",
-            "My Markor note my_expenses.txt lists transactions; add the ones marked reimbursable "
-            "to Pro Expense.",
-            "Open my_expenses.txt in Markor, find the transactions marked reimbursable, and "
-            "enter them in Pro Expense.",
-            "Would it be possible to read my_expenses.txt in Markor and add each reimbursable "
-            "transaction to Pro Expense?",
-            "I need the reimbursable transactions listed in my_expenses.txt (Markor) recorded in "
-            "Pro Expense.",
-            "Using Markor and Pro Expense: the file my_expenses.txt lists transactions, and the "
-            "reimbursable ones should be logged as expenses.",
-            "Hey, can you check my_expenses.txt in Markor and put the reimbursable transactions "
-            "into Pro Expense as expenses?",
-            "For my reimbursement claim, I need Pro Expense to contain the transactions from "
-            "my_expenses.txt in Markor that are marked reimbursable.",
-            "How about reading through my_expenses.txt with Markor and then adding the "
-            "reimbursable transactions to Pro Expense?",
-            "Markor's my_expenses.txt has some reimbursable transactions. Please record each of "
-            "those in Pro Expense.",
-            "The reimbursable items listed in my_expenses.txt, a Markor note, should all end up "
-            "as expenses in Pro Expense.",
-            "We need to claim back some costs: look in my_expenses.txt in Markor, pick out the "
-            "transactions flagged reimbursable, then save them in Pro Expense.",
-            "Copy every reimbursable transaction from the Markor file my_expenses.txt into Pro "
-            "Expense.",
-        ),
         sample=_from_markor,
         setup=lambda p: {"files": {"Documents/Markor/my_expenses.txt": p["text"]}},
         plan=lambda p: [
@@ -340,22 +251,6 @@ TASKS: list[Task] = [
         name="ExpenseDeleteSingle",
         app=EXPENSE,
         family="expense",
-        templates=(
-            "Delete the following expense from Pro Expense: {names}.",
-            "Remove the {names} expense in Pro Expense.",
-            "When you get a chance, could you erase the expense {names} from Pro Expense?",
-            "I'd like the {names} expense deleted from Pro Expense.",
-            "Pro Expense: remove the entry {names}.",
-            "The {names} expense in Pro Expense was a mistake, so please delete it.",
-            "Hey, could you quickly delete the {names} expense in Pro Expense for me?",
-            "Since I got a refund, the expense {names} has to go from Pro Expense; please remove "
-            "it.",
-            "Can {names} be erased from my Pro Expense records, please?",
-            "Pro Expense should no longer list the expense {names}; remove it.",
-            "Go to Pro Expense, then find the expense named {names} and delete it.",
-            "I don't want {names} in Pro Expense anymore. Remove that expense, please.",
-            "In Pro Expense, delete my record of {names}.",
-        ),
         sample=_delete(1, 4),
         setup=lambda p: {"expenses": p["rows"]},
         plan=lambda p: [
@@ -371,21 +266,6 @@ TASKS: list[Task] = [
         name="ExpenseDeleteMultiple",
         app=EXPENSE,
         family="expense",
-        templates=(
-            "Delete the following expenses from Pro Expense: {names}.",
-            "Remove these expenses in Pro Expense: {names}.",
-            "Can I get you to erase the expenses {names} from Pro Expense?",
-            "I need these expenses gone from Pro Expense: {names}. Please delete them.",
-            "Pro Expense cleanup: remove the expenses {names}.",
-            "Using Pro Expense, get rid of the following expenses: {names}.",
-            "Hey, could you remove these from Pro Expense for me: {names}?",
-            "Those expenses were entered by mistake, so please erase {names} from Pro Expense.",
-            "Could the expenses {names} be deleted from Pro Expense?",
-            "Expenses to remove from Pro Expense: {names}.",
-            "The expenses {names} should no longer appear in Pro Expense, so remove them.",
-            "Let's tidy up Pro Expense. Find the expenses {names}, then delete all of them.",
-            "In Pro Expense, delete the records {names} and keep the rest.",
-        ),
         sample=_delete(3, 3),
         setup=lambda p: {"expenses": p["rows"]},
         plan=lambda p: [
@@ -401,31 +281,6 @@ TASKS: list[Task] = [
         name="ExpenseDeleteDuplicates",
         app=EXPENSE,
         family="expense",
-        templates=(
-            "Delete all but one of any expenses in Pro Expense that are exact duplicates, "
-            "ensuring at least one instance of each unique expense remains.",
-            "Pro Expense has an expense recorded twice: delete the extra copy and keep one.",
-            "One expense in Pro Expense appears twice; please delete one of the two identical "
-            "copies.",
-            "There's a duplicated expense in Pro Expense; could you erase the extra entry and "
-            "leave a single copy?",
-            "Pro Expense: delete exact duplicate expenses, keeping one of each.",
-            "I accidentally entered an expense twice in Pro Expense. Delete the repeated one but "
-            "leave the original.",
-            "Hey, something in Pro Expense got saved twice; can you delete the second copy but "
-            "keep one?",
-            "Before I do my budget, please clean up Pro Expense: one expense is entered two "
-            "times, so remove one of them.",
-            "Could you find the expense that shows up twice in Pro Expense and delete one of the "
-            "copies?",
-            "Pro Expense should end up with no doubled entries, so delete whichever expense is "
-            "repeated, keeping one copy.",
-            "I'd like the repeated expense in Pro Expense deleted, leaving exactly one copy of it.",
-            "We have a double entry in Pro Expense. Look through the expenses, then delete the "
-            "extra one so a single instance remains.",
-            "Remove the duplicate expense from Pro Expense so that every expense is listed "
-            "only once.",
-        ),
         sample=_duplicates,
         setup=lambda p: {"expenses": [*p["rows"], p["duplicate"]]},
         plan=lambda p: [
@@ -441,22 +296,6 @@ TASKS: list[Task] = [
         name="ExpenseFindAmount",
         app=EXPENSE,
         family="question",
-        templates=(
-            "How much did I spend on {name} according to Pro Expense? Answer with the amount.",
-            "Look up the {name} expense in Pro Expense: what was the amount?",
-            "Could you check Pro Expense and say how much {name} cost? Answer with the amount.",
-            "I need the amount of the {name} expense from Pro Expense. Answer with the amount.",
-            "Pro Expense, {name}: how much was it? Answer with the amount.",
-            "Find {name} in Pro Expense and give me the amount I paid for it.",
-            "Hey, quick question: how much was {name} in Pro Expense? Answer with the amount.",
-            "I'm checking my budget. Going by Pro Expense, tell me how much I paid for {name}.",
-            "Would you mind opening Pro Expense and telling me the amount spent on {name}?",
-            "Amount of {name}, per Pro Expense? Answer with the amount.",
-            "It would help to know what {name} cost me; please look it up in Pro Expense and "
-            "answer with the amount.",
-            "Check Pro Expense for the {name} expense, then report how much money it was.",
-            "What amount is recorded for {name} in Pro Expense?",
-        ),
         sample=_add_single,
         setup=lambda p: {"expenses": [*p["noise"], {k: p[k] for k in _ALL}]},
         plan=lambda p: [open_app("Pro Expense"), done(answer=f"${p['amount_text']}")],

@@ -114,22 +114,6 @@ TASKS: list[Task] = [
         name="FilesDeleteFile",
         app=FILES,
         family="files",
-        templates=(
-            "Delete the file {file_name} from the Android filesystem located in the {subfolder} "
-            "folder of the phone's storage.",
-            "In the Files app, delete {file_name} from the {subfolder} folder.",
-            "I'd like you to erase {file_name} from the {subfolder} folder using Files.",
-            "Using the Files app, open {subfolder} and get rid of {file_name}.",
-            "{file_name} is no longer needed, so please delete it from {subfolder}.",
-            "Files app, {subfolder} folder: delete {file_name}.",
-            "Hey, can you delete {file_name} from the {subfolder} folder real quick?",
-            "To free up space, delete {file_name} in the {subfolder} folder with Files.",
-            "Would you please erase {file_name}, which is stored in {subfolder}?",
-            "{file_name} in {subfolder} should end up deleted.",
-            "Open Files, go to {subfolder}, then delete {file_name}.",
-            "Let's get rid of {file_name} in the {subfolder} folder for good.",
-            "Remove the file {file_name}; it is in {subfolder} on the phone's internal storage.",
-        ),
         sample=_in_folder,
         setup=lambda p: {"files": p["files"]},
         plan=lambda p: [
@@ -150,28 +134,6 @@ TASKS: list[Task] = [
         name="FilesMoveFile",
         app=FILES,
         family="files",
-        templates=(
-            "Move the file {file_name} from {subfolder} within the phone's storage to the "
-            "{destination_folder} folder of the same storage.",
-            "Using the Files app, move {file_name} out of {subfolder} and into "
-            "{destination_folder}.",
-            "Open Files and relocate {file_name} from {subfolder} to {destination_folder}.",
-            "I want {file_name} to be in the {destination_folder} folder rather than in "
-            "{subfolder}, so please move it.",
-            "Files: move {file_name} from {subfolder} to {destination_folder}.",
-            "Please move {file_name} from {subfolder} to {destination_folder}, since that is "
-            "where I keep files like it.",
-            "Hey, can you shift {file_name} from {subfolder} over to {destination_folder}?",
-            "To keep things tidy, {file_name} needs to go from {subfolder} to the "
-            "{destination_folder} folder.",
-            "Would you mind using Files to transfer {file_name} from {subfolder} to "
-            "{destination_folder}?",
-            "{file_name} should end up in {destination_folder}, no longer in {subfolder}.",
-            "Open Files, go to {subfolder}, select {file_name}, then move it to "
-            "{destination_folder}.",
-            "Let's file {file_name} under {destination_folder} by moving it from {subfolder}.",
-            "The file {file_name} sits in {subfolder}; put it in {destination_folder} instead.",
-        ),
         sample=_move,
         setup=lambda p: {"files": p["files"]},
         plan=lambda p: [
@@ -199,22 +161,6 @@ TASKS: list[Task] = [
         name="FilesRenameFile",
         app=FILES,
         family="files",
-        templates=(
-            "Rename the file {file_name} in the {subfolder} folder to {new_name}.",
-            "In Files, give {file_name} (in {subfolder}) the new name {new_name}.",
-            "Please rename {file_name} in {subfolder} to {new_name}.",
-            "Using the Files app, open {subfolder} and call {file_name} {new_name} from now on.",
-            "I'd like the file {file_name} in the {subfolder} folder to be named {new_name}.",
-            "File {file_name} ({subfolder}): new name {new_name}.",
-            "Hey, can you rename {file_name} in {subfolder} to {new_name} real quick?",
-            "To make it easier to find, {file_name} in the {subfolder} folder should be renamed "
-            "{new_name}.",
-            "Would you mind renaming the {subfolder} file {file_name} so it's called {new_name}?",
-            "Open Files, go to {subfolder}, then rename {file_name} as {new_name}.",
-            "Rename request: {file_name} in {subfolder} becomes {new_name}.",
-            "We want {file_name} inside {subfolder} to carry the name {new_name}.",
-            "Change the name of {subfolder}/{file_name} to {new_name}.",
-        ),
         sample=_rename,
         setup=lambda p: {"files": p["files"]},
         plan=lambda p: [
@@ -242,22 +188,6 @@ TASKS: list[Task] = [
         name="FilesCreateFolder",
         app=FILES,
         family="files",
-        templates=(
-            "Create a folder named {folder_name} inside the {subfolder} folder of the phone's "
-            "storage.",
-            "In the Files app, make a new folder {folder_name} in {subfolder}.",
-            "Please set up a new folder named {folder_name} in the {subfolder} folder.",
-            "Using Files, open {subfolder} and create a folder {folder_name} there.",
-            "I need a folder {folder_name} inside {subfolder} on my phone.",
-            "New folder in {subfolder}: {folder_name}.",
-            "Hey, can you make a folder {folder_name} in {subfolder} real quick?",
-            "To keep my stuff organized, create a {folder_name} folder inside {subfolder}.",
-            "Would you mind creating a new folder named {folder_name} under {subfolder} in Files?",
-            "{subfolder} should end up containing a new folder named {folder_name}.",
-            "Open Files, go to {subfolder}, then create a folder and name it {folder_name}.",
-            "Let's start a fresh folder, {folder_name}, inside {subfolder}.",
-            "Add a folder called {folder_name} to {subfolder}.",
-        ),
         sample=lambda rng: {
             "folder_name": _folder_name(rng),
             "subfolder": rng.choice(("Documents", "Download", "Pictures")),
@@ -278,26 +208,6 @@ TASKS: list[Task] = [
         name="FilesCountFilesInFolder",
         app=FILES,
         family="question",
-        templates=(
-            "How many files are in the {subfolder} folder of the phone's storage? Answer with a "
-            "number.",
-            "Count the files in {subfolder} with the Files app and tell me how many there are.",
-            "Check how many files the {subfolder} folder holds. Answer with a number.",
-            "Using the Files app, open {subfolder} and count its files. Answer with a number.",
-            "I want to know the file count of the {subfolder} folder on my phone. Answer with a "
-            "number.",
-            "{subfolder} folder: how many files? Answer with a number.",
-            "Hey, how many files have I got in {subfolder}? Answer with a number.",
-            "Before I clean up {subfolder}, I'd like to know how many files it has. Answer with a "
-            "number.",
-            "Would you open Files and count the files in the {subfolder} folder? Answer with a "
-            "number.",
-            "Open Files, go to {subfolder}, then tell me how many files you see there. Answer "
-            "with a number.",
-            "File count for {subfolder}, please. Answer with a number.",
-            "We need the total of files stored in {subfolder}. Answer with a number.",
-            "What is the number of files inside {subfolder}?",
-        ),
         sample=_count,
         setup=lambda p: {"files": p["files"]},
         plan=lambda p: [*_open_folder(p["subfolder"]), done(answer=str(p["count"]))],

@@ -263,33 +263,11 @@ def _titled(state: State, title: str) -> list[dict[str, object]]:
     ]
 
 
-_TITLES_ONLY = "Answer with the titles only, separated by commas."
-
 TASKS: list[Task] = [
     Task(
         name="TasksAddTask",
         app=TASKS_APP,
         family="todo",
-        templates=(
-            "In the Tasks app, add a task {title} due {date} with {priority} priority.",
-            "Create a {priority} priority task called {title} in Tasks, due on {date}.",
-            "Would it be possible to put a new task named {title} in the Tasks app, with a due "
-            "date of {date} and {priority} priority?",
-            "I need a to-do {title} in Tasks that is due {date}; set its priority to {priority}.",
-            "Tasks app: new task {title}, due {date}, {priority} priority.",
-            "Since {title} is due {date}, please save it in Tasks as a {priority} priority task.",
-            "Hey, can you put {title} in Tasks real quick? It's due {date} and it's {priority} "
-            "priority.",
-            "So I don't forget, create the task {title} in the Tasks app, set its due date to "
-            "{date} and its priority to {priority}.",
-            "Would you mind adding a {priority}-priority to-do, {title}, due {date}, to the Tasks "
-            "app?",
-            "The Tasks app should end up with a new task, {title}, due {date} and marked "
-            "{priority} priority.",
-            "Let's schedule {title} in Tasks for {date}, then set the priority to {priority}.",
-            "To-do for Tasks: {title} / due {date} / {priority} priority.",
-            "Add {title} to my to-dos in Tasks: due {date}, priority {priority}.",
-        ),
         sample=_add,
         setup=lambda p: {"todo_tasks": p["tasks"]},
         plan=lambda p: [
@@ -310,21 +288,6 @@ TASKS: list[Task] = [
         name="TasksCompleteTask",
         app=TASKS_APP,
         family="todo",
-        templates=(
-            "Mark the task {title} as complete in the Tasks app.",
-            "I finished {title}: check it off in Tasks.",
-            "Mind ticking off the task {title} in the Tasks app?",
-            "Tasks app: {title} is done, mark it completed.",
-            "I'd like {title} marked as done in Tasks.",
-            "Set the task {title} to completed in Tasks, since I've already finished it.",
-            "Hey, {title} is finished, so can you check the box for it in Tasks?",
-            "Since I wrapped up {title} this morning, mark it as done in the Tasks app.",
-            "Would you mind marking the task {title} finished in Tasks?",
-            "The task {title} should end up marked complete in the Tasks app.",
-            "Let's check off {title} in the Tasks app.",
-            "Done with {title}. Please tick it off in Tasks.",
-            "In Tasks, complete the to-do {title}.",
-        ),
         sample=_one_of_many,
         setup=lambda p: {"todo_tasks": p["tasks"]},
         plan=lambda p: [open_app("Tasks"), tap("complete box", near=p["title"]), done()],
@@ -340,21 +303,6 @@ TASKS: list[Task] = [
         name="TasksDeleteTask",
         app=TASKS_APP,
         family="todo",
-        templates=(
-            "Delete the task {title} from the Tasks app.",
-            "Remove {title} from my to-do list in Tasks.",
-            "When you get a chance, could you erase the task {title} in the Tasks app?",
-            "I no longer need {title} in Tasks; please delete it.",
-            "Tasks app: remove task {title}.",
-            "The to-do {title} is cancelled, so delete it from the Tasks app.",
-            "Hey, can you delete {title} from Tasks real quick?",
-            "Because plans changed, please remove the task {title} from the Tasks app.",
-            "Would you mind taking {title} off my Tasks list? Just delete it.",
-            "The task {title} should no longer be in the Tasks app; delete it.",
-            "Let's clear {title} off my to-do list in Tasks by deleting it.",
-            "Task to delete in the Tasks app: {title}.",
-            "In Tasks, get rid of the task {title}.",
-        ),
         sample=_one_of_many,
         setup=lambda p: {"todo_tasks": p["tasks"]},
         plan=lambda p: [
@@ -377,23 +325,6 @@ TASKS: list[Task] = [
         name="TasksDueOnDate",
         app=TASKS_APP,
         family="question",
-        templates=(
-            "What tasks do I have due {date} in Tasks app? " + _TITLES_ONLY,
-            "Which to-dos in the Tasks app are due on {date}? " + _TITLES_ONLY,
-            "Could you check which tasks in the Tasks app are due {date}? " + _TITLES_ONLY,
-            "I need to know what is due {date} in my Tasks app. " + _TITLES_ONLY,
-            "Tasks app, due {date}: which tasks? " + _TITLES_ONLY,
-            "Open Tasks and find every task whose due date is {date}. " + _TITLES_ONLY,
-            "Hey, what's due {date} in my Tasks app? " + _TITLES_ONLY,
-            "To plan that day, tell me which tasks in the Tasks app have a due date of {date}. "
-            + _TITLES_ONLY,
-            "Would you mind looking up the to-dos due on {date} in Tasks? " + _TITLES_ONLY,
-            "Which items in the Tasks app come due on {date}? " + _TITLES_ONLY,
-            "Let's see what the Tasks app has scheduled as due {date}: which tasks are they? "
-            + _TITLES_ONLY,
-            "Tasks app check: everything due {date}? " + _TITLES_ONLY,
-            "List the tasks due {date} in Tasks. " + _TITLES_ONLY,
-        ),
         sample=_question(_due_on, range(0, 12)),
         setup=lambda p: {"todo_tasks": p["tasks"]},
         plan=_answer_steps,
@@ -404,25 +335,6 @@ TASKS: list[Task] = [
         name="TasksHighPriorityTasks",
         app=TASKS_APP,
         family="question",
-        templates=(
-            "What are my high priority tasks in Tasks app? " + _TITLES_ONLY,
-            "Which tasks in the Tasks app have high priority? " + _TITLES_ONLY,
-            "Could you find the tasks in the Tasks app that are set to high priority? "
-            + _TITLES_ONLY,
-            "I need my high priority tasks from the Tasks app. " + _TITLES_ONLY,
-            "Tasks app, priority high: which tasks? " + _TITLES_ONLY,
-            "Before I plan my day, I want to know which tasks in Tasks are high priority. "
-            + _TITLES_ONLY,
-            "Hey, which of my tasks in the Tasks app are marked high priority? " + _TITLES_ONLY,
-            "To see what matters most, tell me the tasks in Tasks with a priority of high. "
-            + _TITLES_ONLY,
-            "Would you mind pulling up every task set to high priority in the Tasks app? "
-            + _TITLES_ONLY,
-            "What does the Tasks app show as high priority? " + _TITLES_ONLY,
-            "Let's go through Tasks and pick out the high priority tasks. " + _TITLES_ONLY,
-            "High priority tasks in the Tasks app? " + _TITLES_ONLY,
-            "Name every high-priority to-do in Tasks. " + _TITLES_ONLY,
-        ),
         sample=_high_priority,
         setup=lambda p: {"todo_tasks": p["tasks"]},
         plan=_priority_steps,
@@ -433,27 +345,6 @@ TASKS: list[Task] = [
         name="TasksHighPriorityTasksDueOnDate",
         app=TASKS_APP,
         family="question",
-        templates=(
-            "Which tasks with high priority are due {date} in the Tasks app? " + _TITLES_ONLY,
-            "In Tasks, what high-priority to-dos fall due on {date}? " + _TITLES_ONLY,
-            "Could you find the tasks in the Tasks app that have high priority and are due "
-            "{date}? " + _TITLES_ONLY,
-            "I need to know which high priority to-dos are due {date} in Tasks. " + _TITLES_ONLY,
-            "Tasks app, due {date}, priority high: which tasks? " + _TITLES_ONLY,
-            "Of the tasks due {date} in the Tasks app, which ones are high priority? "
-            + _TITLES_ONLY,
-            "Hey, what high-priority stuff is due {date} in the Tasks app? " + _TITLES_ONLY,
-            "For {date}, tell me which tasks in Tasks are both high priority and due that day. "
-            + _TITLES_ONLY,
-            "Would you mind checking the Tasks app for to-dos due {date} that are marked high "
-            "priority? " + _TITLES_ONLY,
-            "Which of my to-dos are set to high priority with a due date of {date} in the Tasks "
-            "app? " + _TITLES_ONLY,
-            "Let's go through the Tasks app and find high-priority tasks with {date} as the due "
-            "date. " + _TITLES_ONLY,
-            "Due {date} and high priority in Tasks: what are they? " + _TITLES_ONLY,
-            "List the high priority tasks due {date} in Tasks. " + _TITLES_ONLY,
-        ),
         sample=_question(_high_due_on, range(0, 10)),
         setup=lambda p: {"todo_tasks": p["tasks"]},
         plan=lambda p: _priority_steps(p, day=str(p["due_iso"])),
@@ -464,26 +355,6 @@ TASKS: list[Task] = [
         name="TasksCompletedTasksForDate",
         app=TASKS_APP,
         family="question",
-        templates=(
-            "Which tasks have I completed for {date} in Tasks app? " + _TITLES_ONLY,
-            "In the Tasks app, which tasks due {date} are already done? " + _TITLES_ONLY,
-            "Could you check which tasks due {date} I have already finished in the Tasks app? "
-            + _TITLES_ONLY,
-            "I need the tasks for {date} that are marked done in Tasks. " + _TITLES_ONLY,
-            "Tasks app, due {date}, completed: which tasks? " + _TITLES_ONLY,
-            "Looking back at {date} in the Tasks app, which of the tasks due that day did I "
-            "complete? " + _TITLES_ONLY,
-            "Hey, which of my tasks due {date} did I already check off in Tasks? " + _TITLES_ONLY,
-            "For my weekly review, tell me the tasks due {date} in the Tasks app that are marked "
-            "complete. " + _TITLES_ONLY,
-            "Would you mind finding the finished tasks with a due date of {date} in the Tasks app? "
-            + _TITLES_ONLY,
-            "What did I get done among the tasks due {date} in Tasks? " + _TITLES_ONLY,
-            "Let's look at completed tasks in the Tasks app and pick the ones due {date}. "
-            + _TITLES_ONLY,
-            "Done tasks due {date} in the Tasks app? " + _TITLES_ONLY,
-            "List the completed to-dos that were due {date} in Tasks. " + _TITLES_ONLY,
-        ),
         sample=_question(_completed_on, range(-3, 3)),
         setup=lambda p: {"todo_tasks": p["tasks"]},
         plan=lambda p: _answer_steps(p, show_completed=True),
@@ -494,27 +365,6 @@ TASKS: list[Task] = [
         name="TasksIncompleteTasksOnDate",
         app=TASKS_APP,
         family="question",
-        templates=(
-            "What incomplete tasks do I still have to do by {date} in Tasks app? " + _TITLES_ONLY,
-            "Which unfinished to-dos in Tasks are due by {date}? " + _TITLES_ONLY,
-            "Could you check which tasks in the Tasks app are still open and due by {date}? "
-            + _TITLES_ONLY,
-            "I need to know what I haven't finished in Tasks that is due by {date}. "
-            + _TITLES_ONLY,
-            "Tasks app, due by {date}, not completed: which tasks? " + _TITLES_ONLY,
-            "Of my to-dos due by {date} in the Tasks app, which are still incomplete? "
-            + _TITLES_ONLY,
-            "Hey, what's still left to do by {date} in my Tasks app? " + _TITLES_ONLY,
-            "To catch up, tell me which tasks in the Tasks app are due by {date} but not checked "
-            "off. " + _TITLES_ONLY,
-            "Would you mind finding the uncompleted to-dos in Tasks that are due by {date}? "
-            + _TITLES_ONLY,
-            "Which pending tasks in the Tasks app are due by {date}? " + _TITLES_ONLY,
-            "Let's check the Tasks app for to-dos due by {date} that I haven't ticked off. "
-            + _TITLES_ONLY,
-            "Pending to-dos due by {date}, Tasks app? " + _TITLES_ONLY,
-            "List the tasks in Tasks that are not done yet and due by {date}. " + _TITLES_ONLY,
-        ),
         sample=_question(_incomplete_by, range(0, 8)),
         setup=lambda p: {"todo_tasks": p["tasks"]},
         plan=_answer_steps,
@@ -525,32 +375,6 @@ TASKS: list[Task] = [
         name="TasksDueNextWeek",
         app=TASKS_APP,
         family="question",
-        templates=(
-            "How many tasks do I have due next week in Tasks app? Assume the week starts from "
-            "Monday. Express your answer as a single integer.",
-            "In the Tasks app, count the to-dos due next week (Monday to Sunday). Answer with a "
-            "number.",
-            "Could you count the tasks in the Tasks app that are due next week? The week starts "
-            "on Monday. Express your answer as a single integer.",
-            "I need the number of to-dos due next week in Tasks, counting the week from Monday. "
-            "Answer with a number.",
-            "Tasks app, next week (weeks start Monday): number of tasks due? Answer with a number.",
-            "Next week looks busy: in the Tasks app, how many tasks are due then, with the week "
-            "starting on Monday? Express your answer as a single integer.",
-            "Hey, how many to-dos are due next week in my Tasks app? Count the week from Monday. "
-            "Answer with a number.",
-            "To plan ahead, count the tasks in the Tasks app due next week, taking Monday as the "
-            "first day. Express your answer as a single integer.",
-            "Would you mind telling me the number of tasks due next week in Tasks, with weeks "
-            "beginning on Monday? Answer with a number.",
-            "What's the count of tasks in the Tasks app due during next week (a Monday-to-Sunday "
-            "week)? Answer with a number.",
-            "Let's count next week's due tasks in the Tasks app; the week begins on Monday. "
-            "Express your answer as a single integer.",
-            "Number of Tasks app tasks due next week, weeks starting Monday? Answer with a number.",
-            "How many tasks fall due next week, Monday through Sunday, in Tasks? Give a single "
-            "integer.",
-        ),
         sample=_next_week,
         setup=lambda p: {"todo_tasks": p["tasks"]},
         plan=lambda p: [open_app("Tasks"), done(answer=str(p["count"]))],
