@@ -10,17 +10,17 @@ import pytest
 
 from agent.actions import Tap, validate_call
 from agent.cli import main
+from agent.loop import RunSettings, run_episode
 from agent.model_client import DecisionRequest, ModelReply
-from agent.screen import Screen
 from agent.toolparse import parse_reply
 from evals.faulty import BROKEN_FORMATS
-from evals.oracle import resolve, tool_call
+from evals.oracle import OraclePolicy, tool_call
 from evals.policies import PolicySpec, parse_policy
 from evals.results import EpisodeOutcome, ResultStore
 from evals.runner import EvalSettings, Runner, goal_confirmation, plan_runs, run_suite, select_tasks
 from evals.scripted_model import Scripted, ScriptedServer, call, screen_lines
 from simulator import Simulator
-from simulator.tasks import TASKS, TASKS_BY_NAME
+from simulator.tasks import TASKS, TASKS_BY_NAME, Task
 
 
 def eval_json(tmp_path: Path, *args: str) -> dict:
@@ -84,19 +84,43 @@ def test_tapping_build_number_seven_times_succeeds_with_the_guards_on(tmp_path: 
     assert [(r["guards"], r["success"]) for r in report["results"]] == [(True, True), (False, True)]
 
 
-def test_every_plan_step_survives_every_broken_format() -> None:
-    for task in TASKS:
-        sim = Simulator(state=task.initial_state(0))
-        screen = Screen.parse(sim.dump_xml())
-        for step in task.oracle(0):
-            try:
-                action = resolve(step, screen)
-            except Exception:
-                continue  # a later screen's element: resolvable only when there
+class BrokenFormatsOfEachCall:
+    """Plays the oracle, and checks on the way that every call it makes, written in each broken
+    format small models use, still parses to the same action."""
+
+    def __init__(self, oracle: OraclePolicy) -> None:
+        self._oracle = oracle
+        self.checked = 0
+
+    def decide(self, request: DecisionRequest) -> ModelReply:
+        reply = self._oracle.decide(request)
+        for call_made in reply.tool_calls:
+            function = call_made["function"]
+            action = validate_call(function["name"], json.loads(function["arguments"]))
             for render in BROKEN_FORMATS:
                 parsed = parse_reply(render(action))
                 assert parsed.name is not None, (render.__name__, render(action))
                 assert validate_call(parsed.name, parsed.arguments) == action, render(action)
+            self.checked += 1
+        return reply
+
+
+@pytest.mark.parametrize("task", TASKS, ids=lambda task: task.name)
+def test_every_plan_step_survives_every_broken_format(task: Task, tmp_path: Path) -> None:
+    """Each call is checked on the screen it was made on, so later screens' steps are too."""
+    policy = BrokenFormatsOfEachCall(OraclePolicy(task, 0))
+    goal = task.goal(0)
+    result = run_episode(
+        goal,
+        Simulator(state=task.initial_state(0)),
+        policy,
+        RunSettings(max_steps=task.max_steps),
+        tmp_path / "run.jsonl",
+        confirm=goal_confirmation(goal),
+        sleep=lambda seconds: None,
+    )
+    assert result.stop_reason == "completed", result.detail
+    assert policy.checked == result.steps  # one call a decision, every one checked
 
 
 def test_resume_keeps_finished_runs_and_reruns_crashed_ones(tmp_path: Path) -> None:
