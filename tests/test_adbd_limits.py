@@ -7,6 +7,7 @@ adb-server` as its own process, so its peak resident size (VmHWM) is the server'
 from __future__ import annotations
 
 import io
+import os
 import re
 import selectors
 import signal
@@ -16,6 +17,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -259,45 +261,62 @@ def test_a_long_device_service_name_is_refused_in_one_frame(framing_server: AdbS
 def test_a_sleeping_client_does_not_block_another() -> None:
     with AdbServer([Simulator(serial=SERIAL, state={"wifi": True})]) as server:
         device = adbutils.AdbClient(host="127.0.0.1", port=server.port).device(SERIAL)
-        sleeper = threading.Thread(target=shell, args=(device, "sleep 1; sleep 1; sleep 1"))
+        sleeper = threading.Thread(target=shell, args=(device, "sleep 2; sleep 2; sleep 2"))
         sleeper.start()
         time.sleep(0.3)  # the sleeper is inside its first sleep
-        started = time.monotonic()
         assert shell(device, "settings get global wifi_on")[0] == b"1\n"
-        waited = time.monotonic() - started
+        # answered while the sleeper still sleeps, not after it
+        answered_during_the_sleep = sleeper.is_alive()
         sleeper.join()
-    assert waited < 1.5, f"settings waited {waited:.1f} s behind a sleeping client"
+    assert answered_during_the_sleep
 
 
 def test_a_burst_of_200_clients_is_answered_without_syn_retries() -> None:
-    with served_process() as (_, port):
+    """A short listen backlog drops the SYNs past it, and clients retry after 1 s, 2 s, 4 s...
+    With the server stopped, nothing is accepted: every one of 200 connections must still be
+    completed by the kernel, so the backlog holds them all."""
+    with served_process() as (pid, port):
         selector = selectors.DefaultSelector()
         replies: dict[socket.socket, bytearray] = {}
-        started = time.monotonic()
-        for _ in range(200):
-            sock = socket.socket()
-            sock.setblocking(False)
-            sock.connect_ex(("127.0.0.1", port))
-            selector.register(sock, selectors.EVENT_WRITE)
-            replies[sock] = bytearray()
+        os.kill(pid, signal.SIGSTOP)
+        try:
+            for _ in range(200):
+                sock = socket.socket()
+                sock.setblocking(False)
+                sock.connect_ex(("127.0.0.1", port))
+                selector.register(sock, selectors.EVENT_WRITE)
+                replies[sock] = bytearray()
+            connected: set[socket.socket] = set()
+            # a dropped SYN is not answered while the server is stopped: wait for all, bounded
+            for _ in range(50):
+                for key, _events in selector.select(timeout=0.1):
+                    client = key.fileobj
+                    assert isinstance(client, socket.socket)
+                    connected.add(client)
+                if len(connected) == len(replies):
+                    break
+            assert len(connected) == 200, f"{200 - len(connected)} connections not completed"
+            for client in replies:  # waiting in the kernel when the server wakes
+                request(client, b"host:version")
+                selector.modify(client, selectors.EVENT_READ)
+        finally:
+            os.kill(pid, signal.SIGCONT)
         finished = 0
-        # A dropped SYN is retried after 1 s, then 2 s, 4 s...: a short backlog shows as a
-        # burst that takes seconds (here it takes a fraction of one).
-        while finished < len(replies) and time.monotonic() - started < 10:
-            for key, events in selector.select(timeout=0.1):
+        while finished < len(replies):
+            ready = selector.select(timeout=30)
+            assert ready, f"{len(replies) - finished} clients were never answered"
+            for key, _events in ready:
                 client = key.fileobj
                 assert isinstance(client, socket.socket)
-                if events & selectors.EVENT_WRITE:
-                    request(client, b"host:version")
-                    selector.modify(client, selectors.EVENT_READ)
-                elif chunk := client.recv(64):
+                if chunk := client.recv(64):
                     replies[client] += chunk
                 else:
                     selector.unregister(client)
-                    client.close()
                     finished += 1
-        elapsed = time.monotonic() - started
         for sock in replies:
             sock.close()
-    assert [bytes(reply) for reply in replies.values()] == [b"OKAY00040029"] * 200
-    assert elapsed < 3.0, f"the burst took {elapsed:.1f} s"
+    # 200 at once is past the server's 64 connections: each client is answered, with the
+    # version or, when no slot freed in time, a refusal that says why
+    answers = Counter(bytes(reply) for reply in replies.values())
+    assert set(answers) <= {b"OKAY00040029", b"FAIL0014too many connections"}, answers
+    assert answers[b"OKAY00040029"] >= 64, answers
