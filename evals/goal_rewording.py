@@ -101,8 +101,8 @@ REQUESTS = (
     *("{} for me.", "Hey, {}.", "Can you please {}?", "{} when you can.", "Kindly {}."),
 )
 # The case a goal comes out in, by weight: as written, all lower case, all capitals, title
-# case, or only the names (words with a capital past a sentence's start) lowered or given one
-# capital ("WiFi" -> "wifi", "Wifi").
+# case, or only the names of apps and settings lowered or given one capital ("WiFi" -> "wifi",
+# "Wifi").
 CASES = {
     **{"as written": 0.66, "lower": 0.12, "upper": 0.02, "title": 0.03},
     **{"names lower": 0.13, "names capitalized": 0.04},
@@ -180,9 +180,9 @@ _APP_LAST = re.compile(rf"^(?P<rest>[^.;:!?\n]+) in (?P<app>{_APP_WORDS})\.$")
 
 # Terse forms.
 _POLITE = (
-    (re.compile(r"^(?:Please|Kindly|Hey,?)\s+", re.IGNORECASE), ""),
-    (re.compile(r",?\s+please(?=[.!?]?$)", re.IGNORECASE), ""),
-    (re.compile(r"\s+(?:for me|real quick)(?=[.!?]?$)", re.IGNORECASE), ""),
+    re.compile(r"^(?:Please|Kindly|Hey,?)\s+", re.IGNORECASE),
+    re.compile(r",?\s+please(?=[.!?]?$)", re.IGNORECASE),
+    re.compile(r"\s+(?:for me|real quick)(?=[.!?]?$)", re.IGNORECASE),
 )
 _ARTICLE = re.compile(r"\b(?:the|a|an)\s+(?=[\w\x00])", re.IGNORECASE)
 _SWITCH_GOAL = (
@@ -365,8 +365,8 @@ def _reorder(text: str, rng: random.Random) -> str:
 
 def _terse(text: str, rng: random.Random) -> str:
     """`text` said shortly: without politeness, without most articles, a switch as 'X on'."""
-    for pattern, replacement in _POLITE:
-        text = pattern.sub(replacement, text)
+    for politeness in _POLITE:
+        text = politeness.sub("", text)
     text = _ARTICLE.sub(lambda match: "" if rng.random() < 0.7 else match.group(), text)
     for switch in _SWITCH_GOAL:
         found = switch.match(text)
