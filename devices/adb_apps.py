@@ -72,8 +72,15 @@ def _score(label: str, words: set[str]) -> int:
             best = max(best, 60)
     if any(alias in words for alias in _LABEL_WORDS.get(" ".join(label_words), ())):
         best = max(best, 90)
-    if best == 0 and len(label_words) > 1 and all(word in words for word in label_words):
-        best = 70
+    if best == 0 and len(label_words) > 1:
+        present = [word for word in label_words if word in words]
+        if len(present) == len(label_words):
+            best = 70
+        elif any(len(word) >= 4 for word in present):
+            # A store name says more than its package: "Pro Expense" is com.arduia.expense,
+            # "Simple Calendar Pro" a calendar. A part of it still names the app, more weakly,
+            # and two apps named equally weakly stay ambiguous.
+            best = 40
     return best
 
 

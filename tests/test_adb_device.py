@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from devices import Device, DeviceError
+from devices import AppNotFound, Device, DeviceError
 from devices.adb import ADB_KEYBOARD_IME, AdbDevice, TextEntryError
 from devices.adb_apps import resolve_package
 from devices.adb_text import focused_field, input_text_chunks, typeable_by_input_text
@@ -265,6 +265,17 @@ def test_labels_resolve_like_on_real_phones() -> None:
     assert resolve_package("Gmail", packages) == "com.google.android.gm"
     assert resolve_package("Chrome app", packages) == "com.android.chrome"
     assert resolve_package("Notes", packages) == "com.example.notes"
+
+
+def test_a_store_name_finds_the_app_its_package_names_in_part() -> None:
+    packages = {
+        "com.arduia.expense": "/data/app/~~Aa==/com.arduia.expense-Bb==/base.apk",
+        "com.google.android.calendar": "/product/app/CalendarGoogle/CalendarGoogle.apk",
+    }
+    assert resolve_package("Pro Expense", packages) == "com.arduia.expense"
+    assert resolve_package("Simple Calendar Pro", packages) == "com.google.android.calendar"
+    with pytest.raises(AppNotFound, match="Pro Expense"):  # two apps say "expense": no guess
+        resolve_package("Pro Expense", {**packages, "com.other.expense": None})
 
 
 # --- text -----------------------------------------------------------------------------------
