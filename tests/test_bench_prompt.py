@@ -305,6 +305,7 @@ def test_token_counts_come_from_the_given_tokenizer(tmp_path: Path) -> None:
     assert report.ratio_vs_raw_xml.tokens is not None
 
 
+@pytest.mark.slow  # plays every task's oracle plan
 def test_the_default_corpus_is_every_screen_the_oracle_visits() -> None:
     simulated = prompt.oracle_screens()
     assert len(simulated) > 100  # the oracle walks every app of the simulator

@@ -100,6 +100,7 @@ def test_unknown_task_pattern_is_a_usage_error(capsys: pytest.CaptureFixture[str
     assert "no task matches" in capsys.readouterr().err
 
 
+@pytest.mark.slow  # plays every task's oracle plan
 def test_sim_screens_writes_parseable_distinct_screens(tmp_path: Path) -> None:
     assert main(["sim", "screens", "--out", str(tmp_path)]) == 0
     files = sorted(tmp_path.glob("*.xml"))

@@ -18,6 +18,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+pytestmark = pytest.mark.slow  # runs the kernel test files again in a fresh process per capability
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 KERNEL_TESTS = [
     "tests/test_int4_kernel.py",

@@ -54,7 +54,9 @@ def documented_example(document: str) -> str:
     return block[1]
 
 
-@pytest.mark.parametrize("document", ["README.md", "docs/simulator.md"])
+@pytest.mark.parametrize(
+    "document", ["README.md", pytest.param("docs/simulator.md", marks=pytest.mark.slow)]
+)
 def test_the_documented_example_passes_in_a_fresh_directory(tmp_path: Path, document: str) -> None:
     example = documented_example(document)
     (tmp_path / "test_my_agent.py").write_text(example, encoding="utf-8")

@@ -56,6 +56,7 @@ def _quantize_cli(
     )
 
 
+@pytest.mark.slow  # quantizes a checkpoint through the command, once per scheme
 @pytest.mark.parametrize("scheme", ["w4a16", "w4a8", "w8a8"])
 def test_cli_json_report_last_line_has_min_snr_and_per_tensor_snr(
     tiny: Path, tmp_path: Path, scheme: str

@@ -121,6 +121,7 @@ def oracle_dumps() -> list[str]:
     return visited.dumps
 
 
+@pytest.mark.slow  # plays every task's oracle plan
 def test_u2_shows_the_elements_dump_shows_on_every_oracle_screen(oracle_dumps: list[str]) -> None:
     phone = ShownScreen()
     read: dict[str, list[str]] = {}

@@ -198,6 +198,7 @@ def test_matrix_products_run_in_bf16_only_where_the_hardware_multiplies_it() -> 
 
 
 # None: the machine's own choice; both precisions also run by name, native or emulated.
+@pytest.mark.slow
 @pytest.mark.parametrize("matmuls", [None, "bf16", "fp32"])
 def test_a_short_cpu_run_learns_repeats_and_writes_a_checkpoint(
     demos: Path, tmp_path: Path, matmuls: MatmulPrecision | None
@@ -269,6 +270,8 @@ def _two_epochs(path: Path, settings: TrainSettings, scratch: Path) -> TrainSett
     return settings.model_copy(update={"steps": 2 * probe.steps_per_epoch})
 
 
+@pytest.mark.slow
+@pytest.mark.timeout(1200)  # five training runs of two epochs: minutes of CPU
 def test_each_epoch_shows_new_values_and_goals_with_words_left_out(
     contact_demos: Path, tmp_path: Path
 ) -> None:
@@ -307,6 +310,7 @@ def test_each_epoch_shows_new_values_and_goals_with_words_left_out(
         assert getattr(without, count) == 0 and without.losses[-1].loss != first.losses[-1].loss
 
 
+@pytest.mark.slow
 def test_a_run_can_also_learn_the_prompts_own_tokens(demos: Path, tmp_path: Path) -> None:
     # The prompts' tokens are scored beside the completions (a dense signal for copying); the
     # logged loss stays the completions' own, so runs with and without it compare.
@@ -337,6 +341,7 @@ def test_a_run_stopped_by_its_time_limit_still_ends_its_learning_rate_schedule()
     assert learning_rate(10_000, settings, time_used=0.1) == pytest.approx(1e-4)
 
 
+@pytest.mark.slow
 def test_a_run_saving_as_it_goes_always_leaves_a_whole_checkpoint(
     demos: Path, tmp_path: Path
 ) -> None:
@@ -392,6 +397,7 @@ def test_a_logged_run_shows_progress_each_minute_though_far_from_its_planned_ste
     ]
 
 
+@pytest.mark.slow
 def test_train_command_reports_bad_input_in_one_line(tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
     missing = run_cli("train", str(tmp_path / "none.jsonl"), "--out", str(tmp_path / "o"), env=env)
@@ -406,6 +412,7 @@ def test_train_command_reports_bad_input_in_one_line(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.slow
 def test_train_command_takes_the_matrix_precision_asked_for(demos: Path, tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
     out = tmp_path / "fp32"

@@ -139,6 +139,7 @@ def _cpu_has_amx() -> bool:
         return False
 
 
+@pytest.mark.slow  # imports vLLM in a fresh process
 @pytest.mark.skipif(not _cpu_has_amx(), reason="this CPU has no AMX tiles")
 def test_plugin_load_grants_amx_tiles_to_the_process() -> None:
     probe = (
