@@ -24,7 +24,18 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <vector>
+
+#ifndef PHONE_AGENT_INT4_OPS
+#error "build with -DPHONE_AGENT_INT4_OPS=<op namespace>"
+#endif
+
+// Chunks of work handed to the threads as they ask (int4_kernel.cpp).
+namespace PHONE_AGENT_INT4_OPS {
+void parallel_chunks(int64_t count, int64_t grain,
+                     const std::function<void(int64_t, int64_t)>& body);
+}  // namespace PHONE_AGENT_INT4_OPS
 
 namespace {
 
@@ -34,6 +45,8 @@ constexpr int64_t kStepsPerWidening = 256;
 // product waits on multiplies, not memory; at the 1.7B shape four rows took 16 ms in one pass,
 // 22 in two of two rows, and eight rows in one pass were no faster than in two of four.
 constexpr int kMaxTileRows = 4;
+// Weight rows a thread takes at a time: 256 KiB at K = 2048.
+constexpr int64_t kRowsPerChunk = 128;
 
 #if defined(__AVX512BW__)
 using Ints = __m512i;
@@ -120,7 +133,7 @@ void row_dots(const int8_t* w, const int16_t* x_q, int64_t columns, float dots[T
 template <int Tile, typename Scale>
 void tile_product(const int8_t* weight, const Scale* scales, const int16_t* x_q,
                   const float* x_scales, int64_t n_size, int64_t k_size, float* y) {
-  at::parallel_for(0, n_size, 256, [&](int64_t begin, int64_t end) {
+  PHONE_AGENT_INT4_OPS::parallel_chunks(n_size, kRowsPerChunk, [&](int64_t begin, int64_t end) {
     float dots[Tile];
     for (int64_t n = begin; n < end; ++n) {
       row_dots<Tile>(weight + n * k_size, x_q, k_size, dots);
@@ -176,9 +189,6 @@ at::Tensor int8_mm(const at::Tensor& x, const at::Tensor& weight, const at::Tens
 
 }  // namespace
 
-#ifndef PHONE_AGENT_INT4_OPS
-#error "build with -DPHONE_AGENT_INT4_OPS=<op namespace>"
-#endif
 // The library's other ops are defined in int4_kernel.cpp; these join the same namespace.
 #define OPS_FRAGMENT(ns, library) TORCH_LIBRARY_FRAGMENT(ns, library)
 #define OPS_FRAGMENT_IMPL(ns, library) TORCH_LIBRARY_IMPL(ns, CPU, library)
