@@ -127,6 +127,8 @@ def test_environment_binds_threads_and_drops_the_gib_override() -> None:
     assert env["PATH"] == "/bin"
     # with the in-process executor the server is two processes, not three
     assert env["VLLM_ENABLE_V1_MULTIPROCESSING"] == "0"
+    # attention gives a query the same result alone or beside others (speculation stays exact)
+    assert env["VLLM_CPU_ATTN_SPLIT_KV"] == "0"
 
 
 @pytest.mark.parametrize(
