@@ -107,12 +107,14 @@ inline Ints interleave_high(Ints a, Ints b) { return _mm512_unpackhi_epi16(a, b)
 inline Floats to_floats(Ints v) { return _mm512_cvtepi32_ps(v); }
 inline Floats multiply(Floats a, Floats b) { return _mm512_mul_ps(a, b); }
 inline Floats multiply_add(Floats a, Floats b, Floats c) { return _mm512_fmadd_ps(a, b, c); }
+inline Floats load_floats(const float* values) { return _mm512_loadu_ps(values); }
 inline void store_floats(float* out, Floats v) { _mm512_storeu_ps(out, v); }
 // 16 floats as bf16, rounded to nearest even (finite values).
 inline void store_floats(at::BFloat16* out, Floats v) {
   const __m512i bits = _mm512_castps_si512(v);
   const __m512i odd = _mm512_and_si512(_mm512_srli_epi32(bits, 16), _mm512_set1_epi32(1));
-  const __m512i rounded = _mm512_add_epi32(bits, _mm512_add_epi32(odd, _mm512_set1_epi32(0x7FFF)));
+  const __m512i rounded =
+      _mm512_add_epi32(bits, _mm512_add_epi32(odd, _mm512_set1_epi32(0x7FFF)));
   _mm256_storeu_si256(reinterpret_cast<__m256i*>(out),
                       _mm512_cvtepi32_epi16(_mm512_srli_epi32(rounded, 16)));
 }
@@ -127,6 +129,20 @@ inline Ints paired_columns(const uint8_t* columns) {
       _mm512_permutexvar_epi64(_mm512_setr_epi64(0, 4, 1, 5, 2, 6, 3, 7), loaded);
   return _mm512_shuffle_epi8(spread, _mm512_broadcast_i32x4(_mm_setr_epi8(
                                          0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15)));
+}
+
+// The 64 rows of one input column of a block (its 32 bytes) as four vectors of fp32 q values,
+// rows in order: 0-15, 16-31 (low nibbles), 32-47, 48-63 (high nibbles).
+inline void column_values(const uint8_t* bytes, Floats q[4]) {
+  const __m256i loaded = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(bytes));
+  const __m256i nibbles[2] = {
+      _mm256_and_si256(loaded, _mm256_set1_epi8(15)),
+      _mm256_and_si256(_mm256_srli_epi16(loaded, 4), _mm256_set1_epi8(15))};
+  for (int h = 0; h < 2; ++h) {
+    q[2 * h] = _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm256_castsi256_si128(nibbles[h])));
+    q[2 * h + 1] =
+        _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm256_extracti128_si256(nibbles[h], 1)));
+  }
 }
 
 // Widening leaves rows 0-3, 8-11, 16-19, 24-27 in `low` and 4-7, 12-15, ... in `high` (of the
@@ -178,13 +194,14 @@ inline Ints interleave_high(Ints a, Ints b) { return _mm256_unpackhi_epi16(a, b)
 inline Floats to_floats(Ints v) { return _mm256_cvtepi32_ps(v); }
 inline Floats multiply(Floats a, Floats b) { return _mm256_mul_ps(a, b); }
 inline Floats multiply_add(Floats a, Floats b, Floats c) { return _mm256_fmadd_ps(a, b, c); }
+inline Floats load_floats(const float* values) { return _mm256_loadu_ps(values); }
 inline void store_floats(float* out, Floats v) { _mm256_storeu_ps(out, v); }
 // 8 floats as bf16, rounded to nearest even (finite values).
 inline void store_floats(at::BFloat16* out, Floats v) {
   const __m256i bits = _mm256_castps_si256(v);
   const __m256i odd = _mm256_and_si256(_mm256_srli_epi32(bits, 16), _mm256_set1_epi32(1));
-  const __m256i rounded =
-      _mm256_srli_epi32(_mm256_add_epi32(bits, _mm256_add_epi32(odd, _mm256_set1_epi32(0x7FFF))), 16);
+  const __m256i rounded = _mm256_srli_epi32(
+      _mm256_add_epi32(bits, _mm256_add_epi32(odd, _mm256_set1_epi32(0x7FFF))), 16);
   // packus interleaves the 128-bit halves: 0-3, 0-3, 4-7, 4-7 of (rounded, rounded)
   const __m256i packed = _mm256_permute4x64_epi64(_mm256_packus_epi32(rounded, rounded), 0x08);
   _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm256_castsi256_si128(packed));
@@ -199,6 +216,18 @@ inline Ints paired_columns(const uint8_t* columns) {
                              _mm256_setr_epi8(0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7,
                                               15, 0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14,
                                               7, 15));
+}
+
+// The 32 rows of one input column of a block (its 16 bytes) as four vectors of fp32 q values,
+// rows in order: 0-7, 8-15 (low nibbles), 16-23, 24-31 (high nibbles).
+inline void column_values(const uint8_t* bytes, Floats q[4]) {
+  const __m128i loaded = _mm_loadu_si128(reinterpret_cast<const __m128i*>(bytes));
+  const __m128i nibbles[2] = {_mm_and_si128(loaded, _mm_set1_epi8(15)),
+                              _mm_and_si128(_mm_srli_epi16(loaded, 4), _mm_set1_epi8(15))};
+  for (int h = 0; h < 2; ++h) {
+    q[2 * h] = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(nibbles[h]));
+    q[2 * h + 1] = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_srli_si128(nibbles[h], 8)));
+  }
 }
 
 // Widening leaves rows 0-3, 8-11 in `low` and 4-7, 12-15 in `high` (of the 16 a 16-bit vector
@@ -421,7 +450,8 @@ void quantize_activations(const In* x, int64_t group_count, int64_t group_size, 
     const float scale = largest / kActivationLevels;
     const float inverse = largest > 0.0f ? kActivationLevels / largest : 0.0f;
     for (int64_t i = 0; i < group_size; ++i) {
-      const int32_t q = static_cast<int32_t>(std::nearbyint(static_cast<float>(values[i]) * inverse));
+      const float value = static_cast<float>(values[i]);
+      const int32_t q = static_cast<int32_t>(std::nearbyint(value * inverse));
       const int32_t high = (q + 128) >> 8;  // arithmetic shift: the floor
       x_high[group * group_size + i] = static_cast<int8_t>(high);
       x_low[group * group_size + i] = static_cast<int8_t>(q - 256 * high);
@@ -528,25 +558,12 @@ at::Tensor int4_mm(const at::Tensor& x, const at::Tensor& packed, const at::Tens
   return y;
 }
 
-// fp32 to bf16, rounding to nearest even, as plain integer arithmetic the compiler vectorises
-// (finite values only: the weights and scales of a checkpoint).
-inline uint16_t bf16_bits(float value) {
-  uint32_t bits;
-  std::memcpy(&bits, &value, sizeof(bits));
-  return static_cast<uint16_t>((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16);
-}
-
-inline void store(float value, float* out) { *out = value; }
-inline void store(float value, at::BFloat16* out) {
-  const uint16_t bits = bf16_bits(value);
-  std::memcpy(out, &bits, sizeof(bits));
-}
-
 // Rows [k_begin, k_end) of `out` ([K, stop - start], the transposed weight the prefill GEMM
 // multiplies by), from output rows [start, stop) of the weight:
 //   W[r, k] = q[k, r] scale[g, r] + zero[g, r] - 8 scale[g, r]
-// computed in fp32 as torch's own dequantization does, then stored in Out. A row of `out` is
-// written left to right (one byte column of each block in turn), so the writes stream.
+// computed in fp32 (one fused multiply-add; q scale is exact, so this is torch's own
+// dequantization), then stored in Out. A row of `out` is written left to right, a block's 32
+// or 64 rows at a time, so the writes stream.
 template <typename Pair, typename Out>
 void dequantize_columns(const uint8_t* packed, const Pair* scale_zero, int64_t k_begin,
                         int64_t k_end, int64_t k_size, int64_t n_size, int64_t group_size,
@@ -566,16 +583,40 @@ void dequantize_columns(const uint8_t* packed, const Pair* scale_zero, int64_t k
     }
     Out* row = out + k * width;
     for (int64_t block = start / kBlockRows; block < stop / kBlockRows; ++block) {
-      const uint8_t* bytes = packed + (block * k_size + k) * kBlockBytes;
       const int64_t c = block * kBlockRows - start;
-      for (int64_t j = 0; j < kBlockBytes; ++j) {
-        store(static_cast<float>(bytes[j] & 15) * scale[c + j] + offset[c + j], row + c + j);
-        store(static_cast<float>(bytes[j] >> 4) * scale[c + j + kBlockBytes] +
-                  offset[c + j + kBlockBytes],
-              row + c + j + kBlockBytes);
+      Floats q[4];
+      column_values(packed + (block * k_size + k) * kBlockBytes, q);
+      for (int v = 0; v < 4; ++v) {
+        const int64_t first = c + v * kRowsPerVector;
+        store_floats(row + first, multiply_add(q[v], load_floats(scale.data() + first),
+                                               load_floats(offset.data() + first)));
       }
     }
   }
+}
+
+// Rows [start, stop) of the weight into `out` ([K, stop - start], fp32 or bf16, contiguous).
+void dequantize_into(const at::Tensor& packed, const at::Tensor& scale_zero, int64_t group_size,
+                     int64_t start, int64_t stop, at::Tensor& out) {
+  const int64_t n_size = packed.size(0), k_size = packed.size(1) * 2;
+  const at::Tensor packed_c = packed.contiguous();
+  const at::Tensor scale_zero_c = scale_zero.contiguous();
+  const auto run = [&](const auto* pairs, auto* values) {
+    at::parallel_for(0, k_size, 16, [&](int64_t begin, int64_t end) {
+      dequantize_columns(packed_c.data_ptr<uint8_t>(), pairs, begin, end, k_size, n_size,
+                         group_size, start, stop, values);
+    });
+  };
+  const auto with_pairs = [&](auto* values) {
+    if (scale_zero_c.scalar_type() == at::kBFloat16)
+      run(scale_zero_c.data_ptr<at::BFloat16>(), values);
+    else
+      run(scale_zero_c.to(at::kFloat).data_ptr<float>(), values);
+  };
+  if (out.scalar_type() == at::kFloat)
+    with_pairs(out.data_ptr<float>());
+  else
+    with_pairs(out.data_ptr<at::BFloat16>());
 }
 
 // Rows [start, stop) of the weight as [K, stop - start] in `dtype` (fp32 or bf16).
@@ -595,30 +636,15 @@ at::Tensor dequantize_rows(const at::Tensor& packed, const at::Tensor& scale_zer
                   scale_zero.size(0) == k_size / group_size && scale_zero.size(1) == n_size &&
                   scale_zero.size(2) == 2,
               "dequantize_rows: scale_zero must be [K / group_size, N, 2]");
-  const at::Tensor packed_c = packed.contiguous();
-  const at::Tensor scale_zero_c = scale_zero.contiguous();
   at::Tensor out = at::empty({k_size, stop - start}, packed.options().dtype(dtype));
-  const auto run = [&](const auto* pairs, auto* values) {
-    at::parallel_for(0, k_size, 16, [&](int64_t begin, int64_t end) {
-      dequantize_columns(packed_c.data_ptr<uint8_t>(), pairs, begin, end, k_size, n_size,
-                         group_size, start, stop, values);
-    });
-  };
-  const auto with_pairs = [&](auto* values) {
-    if (scale_zero_c.scalar_type() == at::kBFloat16)
-      run(scale_zero_c.data_ptr<at::BFloat16>(), values);
-    else
-      run(scale_zero_c.to(at::kFloat).data_ptr<float>(), values);
-  };
-  if (dtype == at::kFloat)
-    with_pairs(out.data_ptr<float>());
-  else
-    with_pairs(out.data_ptr<at::BFloat16>());
+  dequantize_into(packed, scale_zero, group_size, start, stop, out);
   return out;
 }
 
-// Output rows dequantized per step of the GEMM path.
-constexpr int64_t kDequantizeStepRows = 2048;
+// The GEMM path dequantizes this many bytes of weights per step, into a buffer the calling
+// thread keeps: fresh memory for every step (as a new tensor) costs a page fault per 4 KiB, and a
+// step this size is still in the caches when the GEMM reads it.
+constexpr int64_t kDequantizeStepBytes = 1 << 20;
 
 // x [M, K] times the weight on the plan's path: below `prefill_min_rows` rows `int4_mm`; from
 // there on AMX tiles where `tiles` (builds for AMX only; bf16 x), else with the weight
@@ -636,13 +662,22 @@ at::Tensor linear(const at::Tensor& x, const at::Tensor& packed, const at::Tenso
     TORCH_CHECK(false, "linear: this build has no AMX tile products");
 #endif
   }
-  const int64_t n_size = packed.size(0);
+  const int64_t n_size = packed.size(0), k_size = packed.size(1) * 2;
+  const int64_t value_bytes = prefill_dtype == at::kFloat ? 4 : 2;
+  const int64_t step_rows = std::min(
+      n_size,
+      std::max<int64_t>(1, kDequantizeStepBytes / (k_size * value_bytes * kBlockRows)) *
+          kBlockRows);
+  thread_local at::Tensor buffer;
+  if (!buffer.defined() || buffer.scalar_type() != prefill_dtype ||
+      buffer.numel() < k_size * step_rows)
+    buffer = at::empty({k_size * step_rows}, packed.options().dtype(prefill_dtype));
   const at::Tensor x_compute = x.to(prefill_dtype);
   at::Tensor out = at::empty({x.size(0), n_size}, x.options());
-  for (int64_t start = 0; start < n_size; start += kDequantizeStepRows) {
-    const int64_t stop = std::min(n_size, start + kDequantizeStepRows);
-    const at::Tensor weight_t =
-        dequantize_rows(packed, scale_zero, group_size, start, stop, prefill_dtype);
+  for (int64_t start = 0; start < n_size; start += step_rows) {
+    const int64_t stop = std::min(n_size, start + step_rows);
+    at::Tensor weight_t = buffer.narrow(0, 0, k_size * (stop - start)).view({k_size, stop - start});
+    dequantize_into(packed, scale_zero, group_size, start, stop, weight_t);
     out.narrow(1, start, stop - start).copy_(at::mm(x_compute, weight_t));
   }
   return out;
