@@ -32,9 +32,10 @@ lint: serving-stack
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
-# The quick loop while developing: lint, then every test not marked slow (no real model server).
+# The quick loop while developing: lint, then every test not marked slow (no real model server),
+# spread over the machine's cores (pytest-xdist; much of the suite waits on simulated devices).
 check: lint
-	$(BIN)/pytest -m "not slow"
+	$(BIN)/pytest -m "not slow" -n auto
 
 # The full suite, slow tests included: what CI runs.
 test: lint
