@@ -165,9 +165,11 @@ def _add_kernels(benchmarks: Any) -> None:
         "kernels",
         help="the W4A16 kernels side by side on one token's int4 matrices",
         description="Multiply every int4 matrix one token passes through (random weights of "
-        "the shape, torch's packed layout) with torch's int4 kernel, our AVX2 kernel where it "
-        "runs here, and dequantize + GEMM, at a few row counts, interleaved; report the "
-        "median per call and the sum over one token. Needs torch (the serving stack).",
+        "the shape, torch's packed layout) with torch's int4 kernel, each build of ours that "
+        "runs here, the plan's many-row path and the bf16 matrix, at a few row counts, "
+        "interleaved; report the median per call and the sum over one token. Then a decoded "
+        "token's matrices with weights from memory beside plain reads of memory (GB/s). Needs "
+        "torch (the serving stack).",
     )
     _add_shape(parser)
     parser.add_argument(
@@ -175,8 +177,17 @@ def _add_kernels(benchmarks: Any) -> None:
         type=_comma_list(parse_counts),
         default=[1, 2, 4, 8],
         metavar="LIST",
-        help="activation rows to multiply (1,2,4,8: decode; 64 and up: prefill chunks)",
+        help="activation rows to multiply (1,2,4,8: decode; 16 and up: prefill chunks, the "
+        "layers alone, W4A16 against bf16)",
     )
+    parser.add_argument(
+        "--step-rows",
+        type=_comma_list(parse_counts),
+        default=[1],
+        metavar="LIST",
+        help="rows of the decode step with weights from memory (1: one stream)",
+    )
+    parser.add_argument("--no-step", action="store_true", help="leave the decode step out")
     parser.add_argument(
         "--repeat", type=int_at_least(1), default=5, metavar="N", help="calls per median (5)"
     )
@@ -197,6 +208,7 @@ def _run_kernels(args: argparse.Namespace) -> int:
         args.rows,
         args.repeat,
         progress=lambda message: print(message, file=sys.stderr),
+        decode_step_rows=[] if args.no_step else args.step_rows,
     )
     print(report.model_dump_json(indent=2) if args.json else kernels.render_text(report))
     return 0

@@ -95,6 +95,7 @@ inline Ints broadcast_pair(int16_t pair) { return _mm512_set1_epi16(pair); }
 inline Floats broadcast(float value) { return _mm512_set1_ps(value); }
 inline Ints add_16(Ints a, Ints b) { return _mm512_add_epi16(a, b); }
 inline Ints add_32(Ints a, Ints b) { return _mm512_add_epi32(a, b); }
+inline Ints add_64(Ints a, Ints b) { return _mm512_add_epi64(a, b); }
 inline Ints multiply_bytes(Ints w, Ints x) { return _mm512_maddubs_epi16(w, x); }
 inline Ints low_nibbles(Ints v) { return _mm512_and_si512(v, _mm512_set1_epi8(0x0F)); }
 inline Ints high_nibbles(Ints v) { return low_nibbles(_mm512_srli_epi16(v, 4)); }
@@ -183,6 +184,7 @@ inline Ints broadcast_pair(int16_t pair) { return _mm256_set1_epi16(pair); }
 inline Floats broadcast(float value) { return _mm256_set1_ps(value); }
 inline Ints add_16(Ints a, Ints b) { return _mm256_add_epi16(a, b); }
 inline Ints add_32(Ints a, Ints b) { return _mm256_add_epi32(a, b); }
+inline Ints add_64(Ints a, Ints b) { return _mm256_add_epi64(a, b); }
 inline Ints multiply_bytes(Ints w, Ints x) { return _mm256_maddubs_epi16(w, x); }
 inline Ints low_nibbles(Ints v) { return _mm256_and_si256(v, _mm256_set1_epi8(0x0F)); }
 inline Ints high_nibbles(Ints v) { return low_nibbles(_mm256_srli_epi16(v, 4)); }
@@ -683,6 +685,34 @@ at::Tensor linear(const at::Tensor& x, const at::Tensor& packed, const at::Tenso
   return out;
 }
 
+// The sum of `data` as 64-bit words, read with the threads and chunks of the few-row kernel:
+// what plain reads of memory reach on this machine, the reference `bench kernels` holds the
+// decode kernels to. Every byte is read once; the sum only keeps the reads from being dropped.
+int64_t sum_words(const at::Tensor& data) {
+  TORCH_CHECK(data.is_contiguous() && data.nbytes() % 256 == 0,
+              "sum_words: a contiguous tensor of whole 256-byte lines");
+  const uint8_t* bytes = static_cast<const uint8_t*>(data.data_ptr());
+  std::atomic<int64_t> total{0};
+  constexpr int64_t kChunkBytes = 256 << 10;
+  const int64_t size = static_cast<int64_t>(data.nbytes());
+  PHONE_AGENT_INT4_OPS::parallel_chunks(size, kChunkBytes, [&](int64_t begin, int64_t end) {
+    Ints sums[4] = {zero_ints(), zero_ints(), zero_ints(), zero_ints()};
+    constexpr int64_t kVectorBytes = sizeof(Ints);
+    for (int64_t at = begin; at < end; at += 4 * kVectorBytes)
+      for (int v = 0; v < 4; ++v) {
+        Ints loaded;
+        std::memcpy(&loaded, bytes + at + v * kVectorBytes, kVectorBytes);
+        sums[v] = add_64(sums[v], loaded);
+      }
+    alignas(64) int64_t words[4 * kVectorBytes / 8];
+    std::memcpy(words, sums, sizeof(words));
+    int64_t chunk_total = 0;
+    for (const int64_t word : words) chunk_total += word;
+    total += chunk_total;
+  });
+  return total;
+}
+
 }  // namespace
 
 // Each build registers its ops under its own namespace (the build passes it, e.g.
@@ -700,10 +730,12 @@ OPS_LIBRARY(PHONE_AGENT_INT4_OPS, library) {
   library.def(
       "linear(Tensor x, Tensor packed, Tensor scale_zero, int group_size, int prefill_min_rows, "
       "ScalarType prefill_dtype, bool tiles) -> Tensor");
+  library.def("sum_words(Tensor data) -> int");
 }
 
 OPS_LIBRARY_IMPL(PHONE_AGENT_INT4_OPS, library) {
   library.impl("int4_mm", &int4_mm);
   library.impl("dequantize_rows", &dequantize_rows);
   library.impl("linear", &linear);
+  library.impl("sum_words", &sum_words);
 }

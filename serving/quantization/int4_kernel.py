@@ -362,6 +362,12 @@ def dequantize_rows(
     return out
 
 
+def sum_words(data: torch.Tensor, variant: Variant) -> int:
+    """The sum of `data` (contiguous, whole 256-byte lines) as 64-bit words, read once with the
+    few-row kernel's threads and chunks: the plain-read reference of `bench kernels`."""
+    return int(_ops(variant).sum_words(data))
+
+
 def rounded_rows(x: torch.Tensor) -> torch.Tensor:
     """x as the int8 kernel multiplies it: per row, the nearest multiple of
     max|x_row| / INT8_ACTIVATION_LEVELS (in x's dtype; for error bounds and reference forwards)."""
