@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -115,7 +118,25 @@ def test_the_seed_picks_the_kind_and_the_same_seed_the_same_detour() -> None:
     task = TASKS_BY_NAME["SystemWifiTurnOn"]
     kinds = [start(task, seed)[1].split(" (")[0] for seed in range(3)]
     assert kinds == ["wrong app", "wrong page", "scrolled"]
-    assert start(task, 4)[1] == start(task, 4)[1]
+    # the same seed, the same detour: in another process too, where the runner replays it
+    child = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from tests.test_oracle_detours import start; "
+            "from simulator.tasks import TASKS_BY_NAME; "
+            "sim, described = start(TASKS_BY_NAME['SystemWifiTurnOn'], 4); "
+            "print(described); print(sim.dump_xml())",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PYTHONHASHSEED": "4242"},
+        timeout=120,
+        cwd=Path(__file__).resolve().parents[1],
+    )
+    sim, described = start(task, 4)
+    assert child.stdout == f"{described}\n{sim.dump_xml()}\n"
 
 
 def test_an_element_on_no_page_ends_the_run_in_one_clear_line(tmp_path: Path) -> None:
