@@ -69,6 +69,28 @@ def test_identical_replies_are_exact_and_their_times_compared() -> None:
     assert "2 of 2 replies identical token by token (50 tokens): identical" in text
 
 
+def test_the_cores_other_processes_take_are_measured_apart_from_ours() -> None:
+    """Over 2 s the machine was busy for 3 core-seconds, 1 of them the server's and ours: the
+    rest of the machine took one core."""
+    import os
+
+    tick = os.sysconf("SC_CLK_TCK")
+    machine = iter([10 * tick, 13 * tick])
+    ours = iter([5 * tick, 6 * tick])
+    clock = iter([100.0, 102.0])
+    with speculative.ForeignCores(
+        lambda: [1, 2],
+        machine_ticks=lambda: next(machine),
+        process_ticks=lambda pids: next(ours),
+        clock=lambda: next(clock),
+    ) as foreign:
+        pass
+    assert foreign.cores == 1.0
+    with speculative.ForeignCores(lambda: [os.getpid()]) as real:  # reads this machine's /proc
+        sum(range(10_000))
+    assert real.cores is not None and real.cores >= 0
+
+
 def test_one_differing_token_or_a_missing_reply_is_not_exact() -> None:
     plain = ServerRun(label="plain", serve_args=[], replies=[_reply(1, 0, [5, 6, 7, 8], 1, 4)])
     differs = ServerRun(
@@ -133,7 +155,11 @@ class _TokenStream:
 def test_a_replay_is_greedy_capped_and_cold_per_run_and_keeps_every_token() -> None:
     stream = _TokenStream([[11], [12, 13, 14], [15]])  # one chunk drafted three tokens
     with stream.running() as base_url:
-        replies = speculative.replay(base_url, "served", [RECORDED], runs=2, max_tokens=64)
+        replies = [
+            reply
+            for run in (1, 2)
+            for reply in speculative.replay(base_url, "served", [RECORDED], run, max_tokens=64)
+        ]
     assert [r.token_ids for r in replies] == [[11, 12, 13, 14, 15]] * 2
     assert [(r.run, r.request, r.cached_tokens) for r in replies] == [(1, 0, 32), (2, 0, 32)]
     assert all(r.ttft_ms <= r.total_ms and r.ms_per_output_token is not None for r in replies)

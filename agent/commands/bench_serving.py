@@ -223,9 +223,11 @@ def _add_speculative(benchmarks: Any) -> None:
         help="prompt-lookup decoding against plain decoding: the same tokens, how much sooner",
         description="Serve one build plainly, record an agent's requests against it (or take "
         "them from --requests), replay them greedily and keep every generated token; then "
-        "serve it with prompt-lookup speculation and replay the same requests. Report whether "
-        "every reply is identical token by token, and the time of each side: later requests, "
-        "time per output token, and a decision with a call of --call-tokens tokens.",
+        "serve it with speculation (drafts from the tool-call grammar and the prompt) and "
+        "replay the same requests; the two take turns, a run each. Report whether every reply "
+        "is identical token by token, and the time of each side on the same outputs: later "
+        "requests, time per output token, a decision with a call of --call-tokens tokens, and "
+        "the cores other processes took meanwhile.",
     )
     _add_shape(parser)
     parser.add_argument(
@@ -302,19 +304,27 @@ def _run_speculative(args: argparse.Namespace) -> int:
             enforce_eager=not args.compiled,
             extra_args=tuple(serve_args),
         )
-        sides = []
-        for label, side_settings in (
-            ("plain", settings),
-            ("speculative", replace(settings, speculative_tokens=tokens)),
-        ):
-            progress(f"{label}: serving {model.path}")
-            server_run, bodies = _replay_side(
-                label, model, side_settings, logs, args, bodies, progress
+        spec_settings = replace(settings, speculative_tokens=tokens)
+        sides = [
+            speculative.ServerRun(
+                label=label, serve_args=launcher.speculative_args(side.speculative_tokens)
             )
-            sides.append(server_run)
+            for label, side in (("plain", settings), ("speculative", spec_settings))
+        ]
+        for run in range(1, args.runs + 1):
+            for server_run, side in zip(sides, (settings, spec_settings), strict=True):
+                if server_run.error is None:
+                    progress(f"run {run}, {server_run.label}: serving {model.path}")
+                    bodies = _replay_run(server_run, run, model, side, logs, args, bodies, progress)
     plain, speculated = sides
     report = speculative.compare(
-        model.served_name, len(bodies or []), args.runs, plain, speculated, args.call_tokens
+        model.served_name,
+        len(bodies or []),
+        args.runs,
+        plain,
+        speculated,
+        args.call_tokens,
+        cpus=len(os.sched_getaffinity(0)),
     )
     print(report.model_dump_json(indent=2) if args.json else speculative.render_text(report))
     return 0
@@ -356,42 +366,45 @@ def _speculative_model(args: argparse.Namespace, work_dir: Path) -> tuple[Resolv
     return launcher.ResolvedModel(folder, args.weights, "local"), _serve_args(args.weights)
 
 
-def _replay_side(
-    label: str,
+def _replay_run(
+    server_run: ServerRun,
+    run: int,
     model: ResolvedModel,
     settings: ServeSettings,
     logs: Path,
     args: argparse.Namespace,
     bodies: list[dict[str, Any]] | None,
     progress: Callable[[str], None],
-) -> tuple[ServerRun, list[dict[str, Any]] | None]:
-    """Serve `model` with `settings` and replay `bodies` (recorded first where None); the
-    run says what failed, if anything did."""
+) -> list[dict[str, Any]] | None:
+    """Serve `model` with `settings` and replay run `run` of `bodies` (recorded first where
+    None) into `server_run`, with the cores other processes took meanwhile; a failure is kept
+    in the run. The requests replayed come back."""
     import httpx
 
     from serving import launcher
-    from serving.bench.speculative import ServerRun, replay
+    from serving.bench.speculative import ForeignCores, replay
 
-    server_run = ServerRun(
-        label=label, serve_args=launcher.speculative_args(settings.speculative_tokens)
-    )
     if bodies is None and settings.speculative_tokens:
         server_run.error = "no requests to replay: the plain side recorded none"
-        return server_run, bodies
+        return bodies
     started = time.monotonic()
     try:
-        with _served(model, settings, logs / f"speculative-{label}.log"):
-            server_run.load_seconds = round(time.monotonic() - started, 1)
+        with _served(model, settings, logs / f"speculative-{server_run.label}.log") as group:
+            server_run.load_seconds.append(round(time.monotonic() - started, 1))
             if bodies is None:
                 bodies = _record_requests(
                     settings.base_url, model.served_name, args, logs, progress
                 )
-            server_run.replies = replay(
-                settings.base_url, model.served_name, bodies, args.runs, progress, args.max_tokens
-            )
+            ours = os.getpid()
+            with ForeignCores(lambda: [ours, *launcher.group_members(group)]) as foreign:
+                server_run.replies += replay(
+                    settings.base_url, model.served_name, bodies, run, progress, args.max_tokens
+                )
+            if foreign.cores is not None:
+                server_run.foreign_cores.append(foreign.cores)
     except (RuntimeError, httpx.HTTPError) as exc:
         server_run.error = str(exc).strip().splitlines()[0]
-    return server_run, bodies
+    return bodies
 
 
 def _record_requests(
@@ -433,9 +446,9 @@ def _record_requests(
 
 
 @contextmanager
-def _served(model: ResolvedModel, settings: ServeSettings, log_path: Path) -> Iterator[None]:
-    """`model` served with `settings` for the block; a start-up failure raises RuntimeError
-    naming the exception in the log."""
+def _served(model: ResolvedModel, settings: ServeSettings, log_path: Path) -> Iterator[int]:
+    """`model` served with `settings` for the block, which gets the server's process group; a
+    start-up failure raises RuntimeError naming the exception in the log."""
     from serving import launcher
 
     process = launcher.start_server(
@@ -450,7 +463,7 @@ def _served(model: ResolvedModel, settings: ServeSettings, log_path: Path) -> It
             )
         except launcher.ServeError as exc:
             raise RuntimeError(_with_cause(str(exc).splitlines()[0], log_path)) from exc
-        yield
+        yield process.pid
     finally:
         launcher.stop_group(process.pid)
 

@@ -14,7 +14,8 @@ thinking), made greedy (temperature 0), streamed, with the generated token ids r
 run gives the first tool's description and the system message a marker of its own, so the
 first request of a run is cold on either server and the later ones reuse what the one before
 left in the prefix cache, as an agent's steps do. Both servers see the same runs in the same
-order.
+order, and take turns, a run each, so that a machine shared with other work loads both alike;
+the cores other processes took during each run are measured and reported.
 
 Per request: time to first token, whole time, time per output token after the first. The
 report compares the two on identical outputs (the speedup holds for exactly these tokens), and
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import statistics
 import time
 from collections.abc import Callable, Sequence
@@ -90,7 +92,9 @@ class ReplayedReply(BaseModel):
 class ServerRun(BaseModel):
     label: str  # "plain" or "speculative"
     serve_args: list[str]  # what the server was given beyond the shared settings
-    load_seconds: float | None = None
+    load_seconds: list[float] = []  # each start
+    # cores that processes other than the server and the benchmark kept busy, each run
+    foreign_cores: list[float] = []
     replies: list[ReplayedReply] = []
     error: str | None = None
 
@@ -112,6 +116,7 @@ class SideMedians(BaseModel):
 
 class SpeculativeReport(BaseModel):
     model: str
+    cpus: int  # the server's threads
     requests: int
     runs: int
     call_tokens: int
@@ -212,23 +217,73 @@ def replay(
     base_url: str,
     model: str,
     bodies: Sequence[dict[str, Any]],
-    runs: int,
+    run: int,
     progress: Callable[[str], None] = lambda message: None,
     max_tokens: int | None = None,
 ) -> list[ReplayedReply]:
-    """Every recorded request, in order, `runs` times; each run under a marker of its own."""
+    """Every recorded request, in order, under the marker of run `run`."""
     replies = []
     with httpx.Client(base_url=base_url, timeout=_TIMEOUT_S) as client:
-        for run in range(1, runs + 1):
-            for index, body in enumerate(bodies):
-                request = greedy_request(body, model, f"replay {run}", max_tokens)
-                reply = replay_one(client, request, run, index)
-                progress(
-                    f"run {run} request {index + 1}/{len(bodies)}: {len(reply.token_ids)} tokens "
-                    f"in {reply.total_ms:.0f} ms (first after {reply.ttft_ms:.0f} ms)"
-                )
-                replies.append(reply)
+        for index, body in enumerate(bodies):
+            request = greedy_request(body, model, f"replay {run}", max_tokens)
+            reply = replay_one(client, request, run, index)
+            progress(
+                f"run {run} request {index + 1}/{len(bodies)}: {len(reply.token_ids)} tokens "
+                f"in {reply.total_ms:.0f} ms (first after {reply.ttft_ms:.0f} ms)"
+            )
+            replies.append(reply)
     return replies
+
+
+def _busy_ticks() -> int:
+    """CPU time the whole machine has spent busy, in clock ticks (/proc/stat)."""
+    with open("/proc/stat", encoding="ascii") as stat:
+        ticks = [int(field) for field in stat.readline().split()[1:9]]
+    # user, nice, system, (idle, iowait left out), irq, softirq, steal
+    return sum(ticks[:3]) + sum(ticks[5:8])
+
+
+def _process_ticks(pids: Sequence[int]) -> int:
+    """User and system time of the given processes, in clock ticks; gone ones count 0."""
+    ticks = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        ticks += int(fields[11]) + int(fields[12])
+    return ticks
+
+
+class ForeignCores:
+    """Cores that processes other than `ours()` kept busy while the block ran."""
+
+    def __init__(
+        self,
+        ours: Callable[[], Sequence[int]],
+        machine_ticks: Callable[[], int] = _busy_ticks,
+        process_ticks: Callable[[Sequence[int]], int] = _process_ticks,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._ours = ours
+        self._machine_ticks = machine_ticks
+        self._process_ticks = process_ticks
+        self._clock = clock
+        self.cores: float | None = None
+
+    def __enter__(self) -> ForeignCores:
+        self._started = self._clock()
+        self._busy = self._machine_ticks()
+        self._mine = self._process_ticks(self._ours())
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        elapsed = self._clock() - self._started
+        busy = self._machine_ticks() - self._busy
+        mine = self._process_ticks(self._ours()) - self._mine
+        ticks_per_s = os.sysconf("SC_CLK_TCK")
+        self.cores = round(max(0, busy - mine) / ticks_per_s / elapsed, 2) if elapsed else None
 
 
 def _median(values: Sequence[float | None]) -> float | None:
@@ -266,6 +321,7 @@ def compare(
     plain: ServerRun,
     speculative: ServerRun,
     call_tokens: int = DEFAULT_CALL_TOKENS,
+    cpus: int = 0,
 ) -> SpeculativeReport:
     spoken = {(r.run, r.request): r for r in speculative.replies}
     differences = []
@@ -292,6 +348,7 @@ def compare(
     speculative_side = side_medians(speculative.replies, call_tokens)
     return SpeculativeReport(
         model=model,
+        cpus=cpus,
         requests=request_count,
         runs=runs,
         call_tokens=call_tokens,
@@ -319,10 +376,12 @@ def _cell(value: float | None, digits: int = 1) -> str:
 
 def render_text(report: SpeculativeReport) -> str:
     lines = [
-        f"{report.model}: {report.requests} recorded requests x {report.runs} runs, greedy",
-        "| decoding | serve args | load s | later TTFT ms | ms / output token | later request ms "
-        f"| decision with a {report.call_tokens}-token call, s |",
-        "|---|---|---|---|---|---|---|",
+        f"{report.model}: {report.requests} recorded requests x {report.runs} runs, greedy, "
+        f"on {report.cpus} cores; the sides took turns, a run each",
+        "| decoding | serve args | load s | cores busy elsewhere | later TTFT ms "
+        f"| ms / output token | later request ms | decision with a {report.call_tokens}-token "
+        "call, s |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for run, side in (
         (report.plain, report.plain_medians),
@@ -332,7 +391,8 @@ def render_text(report: SpeculativeReport) -> str:
             lines.append(f"| {run.label} | {' '.join(run.serve_args)} | failed: {run.error} |")
             continue
         lines.append(
-            f"| {run.label} | {' '.join(run.serve_args) or '-'} | {_cell(run.load_seconds)} "
+            f"| {run.label} | {' '.join(run.serve_args) or '-'} "
+            f"| {_cell(_median(run.load_seconds))} | {_cell(_median(run.foreign_cores), 2)} "
             f"| {_cell(side.later_ttft_ms, 0)} | {_cell(side.later_ms_per_output_token)} "
             f"| {_cell(side.later_total_ms, 0)} | {_cell(side.call_decision_s, 2)} |"
         )
