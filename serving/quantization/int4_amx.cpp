@@ -2,11 +2,14 @@
 //
 // Dequantizing the whole weight to bf16 and handing it to the GEMM writes twice the bf16
 // weight's bytes to memory and reads them back, and the GEMM reorders them into tiles once more.
-// Here each thread takes a panel of 64 output rows (one block of torch's AVX-512 int4 layout) at
-// a time, dequantizes it straight into the tile layout the AMX multiplier reads (pairs of
-// adjacent input columns side by side, 16 output rows to a tile row), into a buffer that stays
-// in its L2 cache, and multiplies a chunk of rows of x by it there. Only the int4 bytes come
-// from memory.
+// Here each thread takes panels of 64 output rows (one block of torch's AVX-512 int4 layout) and
+// dequantizes each straight into the tile layout the AMX multiplier reads (pairs of adjacent
+// input columns side by side, 16 output rows to a tile row), into a buffer that stays in its L2
+// cache, where up to 256 rows of x are multiplied by it. The vector units would idle while the
+// tile unit multiplies, so the next panel is dequantized a few column pairs after each step of
+// tile products. Only the int4 bytes come from memory. Measured on one Sapphire Rapids core
+// against bf16 weights on oneDNN's AMX GEMM, a layer's matrices at 128 / 512 / 2048 rows: 1.58x /
+// 1.24x / 1.02x as fast (CPU time of one thread on a shared host).
 //
 // The weights are those of the dequantize + bf16 GEMM path: (q * scale + zero - 8 scale) in fp32,
 // rounded once to bf16; the products are summed in fp32 by the tile multiply, and the result is
@@ -26,7 +29,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstring>
 #include <vector>
 
 namespace {
@@ -188,9 +190,8 @@ class PanelDequantizer {
   alignas(64) float offset_[2 * kPanelRows];
 };
 
-// x in tile order, so that each x tile is 1 KiB in one piece: a tile row read at the stride of
-// a row of x lands in the same L1 cache set as the tile's other rows (K = 2048: 4 KiB apart) and
-// evicts them. Pass p (rows 32 p .. 32 p + 31, zeros past the last row), input columns
+// x in tile order, each x tile 1 KiB in one piece and the rows past the last zeros, so that
+// every pass loads whole tiles the same way. Pass p (rows 32 p .. 32 p + 31), input columns
 // 32 s .. 32 s + 31, tile t (rows 16 t ..): at ((p * K / 32 + s) * 2 + t) * 16 x 32 values.
 void pack_rows(const at::BFloat16* x, int64_t m_size, int64_t k_size, at::BFloat16* tiles) {
   const int64_t passes = (m_size + kRowStep - 1) / kRowStep;
@@ -309,44 +310,43 @@ void tile_linear(const at::BFloat16* x_tiles, int64_t m_size, const uint8_t* pac
       float* all_sums = reinterpret_cast<float*>(
           aligned(sums_buffer, kept * 2 * half_sums * sizeof(float)));
       PanelDequantizer<Pair> next(packed, scale_zero, k_size, n_size, group_size);
-      // The order of the work: segment-major, then block; `step` counts it.
+      // The order of the work: segment by segment, the thread's blocks in each; `step` counts
+      // it, and each step's input columns are [columns(step), columns(step) + width(step)).
       const int64_t count = segments * (end - begin);
-      const auto segment_of = [&](int64_t step) { return step / (end - begin); };
       const auto block_of = [&](int64_t step) { return begin + step % (end - begin); };
-      const auto start = [&](int64_t step, uint8_t* panel) {
-        const int64_t k_begin = segment_of(step) * kSegmentColumns;
-        next.start(block_of(step), k_begin, std::min(k_size, k_begin + kSegmentColumns),
-                   panel);
+      const auto columns = [&](int64_t step) { return step / (end - begin) * kSegmentColumns; };
+      const auto width = [&](int64_t step) {
+        return std::min(k_size - columns(step), kSegmentColumns);
       };
-      start(0, panels[0]);
+      const auto start = [&](int64_t step) {
+        next.start(block_of(step), columns(step), columns(step) + width(step), panels[step % 2]);
+      };
+      start(0);
       next.finish();
       for (int64_t step = 0; step < count; ++step) {
-        const int64_t block = block_of(step), segment = segment_of(step);
-        const int64_t k_begin = segment * kSegmentColumns;
-        const int64_t k_end = std::min(k_size, k_begin + kSegmentColumns);
-        const uint8_t* panel = panels[step % 2];
-        const bool more = step + 1 < count;
-        if (more) start(step + 1, panels[(step + 1) % 2]);
-        // spread the next segment's pairs over this one's steps
-        const int64_t steps = steps_per_column * ((k_end - k_begin) / kTileColumns);
-        const int64_t next_columns =
-            more ? std::min(k_size, segment_of(step + 1) * kSegmentColumns + kSegmentColumns) -
-                       segment_of(step + 1) * kSegmentColumns
-                 : 0;
-        const int64_t pairs_per_step = (next_columns / 2 + steps - 1) / steps;
+        const int64_t block = block_of(step), k_begin = columns(step);
+        const int64_t k_end = k_begin + width(step);
+        const bool first_segment = k_begin == 0, last_segment = k_end == k_size;
+        // The next step's column pairs, spread over this step's tile products.
+        const int64_t steps = steps_per_column * (width(step) / kTileColumns);
+        int64_t pairs_per_step = 0;
+        if (step + 1 < count) {
+          start(step + 1);
+          pairs_per_step = (width(step + 1) / 2 + steps - 1) / steps;
+        }
         float* sums = all_sums + (segments > 1 ? block - begin : 0) * 2 * half_sums;
-        const int64_t tile_stride = (k_end - k_begin) / 2 * kTileBytes;
+        const int64_t tile_stride = width(step) / 2 * kTileBytes;
         for (int64_t half = 0; half < 2; ++half) {
-          const uint8_t* first = panel + 2 * half * tile_stride;
+          const uint8_t* first = panels[step % 2] + 2 * half * tile_stride;
           multiply_half_panel(x_tiles, chunk, chunk_end, first, first + tile_stride, k_begin,
-                              k_end, k_size, segment == 0, sums + half * half_sums, next,
+                              k_end, k_size, first_segment, sums + half * half_sums, next,
                               pairs_per_step);
         }
-        if (segment == segments - 1)
+        if (last_segment)
           for (int64_t half = 0; half < 2; ++half)
             store_rows(sums + half * half_sums, chunk, chunk_end,
                        y + block * kPanelRows + half * 2 * kTileRows, n_size);
-        if (more) next.finish();
+        if (step + 1 < count) next.finish();
       }
       _tile_release();
       _mm_sfence();  // the streamed stores of y, before another thread reads it
