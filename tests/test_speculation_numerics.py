@@ -1,7 +1,9 @@
-"""A pass that checks speculative drafts attends over several queries at once; each query must
-get what decoding it alone gets, bit for bit, or greedy decoding with speculation could pick
-another token. vLLM's CPU attention keeps that only with its KV split off, as the launcher
-serves it."""
+"""A pass that checks speculative drafts runs the model over several positions at once; each
+position must get what decoding it alone gets, bit for bit, or greedy decoding with speculation
+could pick another token. So every kernel a decode step runs gives a row the same result
+whatever rows come with it, up to one plus the tokens drafted: the attention (vLLM's CPU
+attention keeps that only with its KV split off, as the launcher serves it), and the W4A16
+layers and vocabulary table on this machine's kernel plan."""
 
 from __future__ import annotations
 
@@ -60,3 +62,34 @@ def test_drafts_checked_together_attend_as_each_decoded_alone() -> None:
     together = _attend(queries, CONTEXT, kv, split)
     alone = torch.cat([_attend(queries[i : i + 1], CONTEXT - 4 + i, kv, split) for i in range(5)])
     assert torch.equal(together, alone)
+
+
+ROWS = 1 + launcher.DEFAULT_SPECULATIVE_TOKENS
+
+
+def _rows_alone_equal_rows_together(multiply: object, columns: int) -> bool:
+    assert callable(multiply)
+    x = torch.randn(ROWS, columns, generator=torch.Generator().manual_seed(1)).bfloat16()
+    together = multiply(x)
+    alone = torch.cat([multiply(x[i : i + 1]) for i in range(ROWS)])
+    return torch.equal(together, alone)
+
+
+def test_w4a16_layers_and_table_give_a_row_the_same_result_beside_others() -> None:
+    from serving.quantization import int4_kernel, int4pack
+    from serving.quantization.measure import GROUP_SIZE, random_int4_weight, random_int8_table
+    from serving.quantization.timings import Matrix
+
+    generator = torch.Generator().manual_seed(0)
+    layer = Matrix(name="gate_up_proj", rows=1024, columns=512, per_token=1)
+    packed, scales_zeros = random_int4_weight(layer, generator)
+    plan = int4pack.machine_plan("adaptive", torch.bfloat16)
+    assert _rows_alone_equal_rows_together(
+        lambda x: int4pack.linear(x, packed, scales_zeros, GROUP_SIZE, plan), layer.columns
+    )
+    head = Matrix(name="output_head", rows=4096, columns=512, per_token=1)
+    table, row_scales = random_int8_table(head, generator)
+    variant = int4_kernel.int8_table_kernel(head.columns).variant
+    assert _rows_alone_equal_rows_together(
+        lambda x: int4_kernel.int8_table_mm(x, table, row_scales, variant), head.columns
+    )
