@@ -13,15 +13,12 @@ import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import cast
 
 from serving.checkpoint import user_cache_dir
 from serving.launcher import ResolvedModel
-from serving.quantization.probe import SERVE_ARGS, Scheme, probe
-from serving.quantization.quantize import Scheme as QuantizedScheme
+from serving.quantization.probe import probe
 from serving.quantization.quantize import layout_tag, quantize_checkpoint
-
-WEIGHT_CHOICES = ("auto", "bf16", "w4a16", "w4a8", "w8a8")
+from serving.schemes import QuantizedScheme, Scheme, serve_args
 
 
 @dataclass(frozen=True)
@@ -47,13 +44,13 @@ def plan_weights(
         scheme: Scheme = choice.scheme
         reason = f"probe, priority {choice.priority}: {choice.rationale}"
     else:
-        scheme = requested  # type: ignore[assignment]  # argparse restricts it to WEIGHT_CHOICES
+        scheme = requested  # type: ignore[assignment]  # argparse restricts it to the schemes
         reason = "--weights"
     args = _scheme_args(scheme, dtype)
     if scheme == "bf16":
         return WeightPlan(model, scheme, args, reason)
     on_stage("convert")
-    path = _cached_build(model.path, cast(QuantizedScheme, scheme))
+    path = _cached_build(model.path, scheme)
     return WeightPlan(ResolvedModel(path, model.served_name, model.source), scheme, args, reason)
 
 
@@ -65,7 +62,7 @@ def _own_quantization(path: Path) -> str | None:
 
 def _scheme_args(scheme: Scheme, dtype: str) -> tuple[str, ...]:
     """The scheme's vLLM options; an explicit --dtype from the user wins over the scheme's."""
-    args = list(SERVE_ARGS[scheme])
+    args = serve_args(scheme)
     if dtype != "auto" and "--dtype" in args:
         at = args.index("--dtype")
         del args[at : at + 2]

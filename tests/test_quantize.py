@@ -16,6 +16,7 @@ from safetensors import safe_open  # noqa: E402
 
 from serving.checkpoint import make_checkpoint  # noqa: E402
 from serving.quantization import int4pack, quantize  # noqa: E402
+from serving.schemes import QUANTIZED_SCHEMES, VLLM_METHODS  # noqa: E402
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 QKV = "model.layers.0.self_attn.q_k_v_proj"
@@ -148,6 +149,13 @@ def test_w8a8_is_compressed_tensors_per_channel(tiny: Path, tmp_path: Path) -> N
     assert stored[f"{QKV}.weight"].dtype == torch.int8
     assert stored[f"{QKV}.weight_scale"].shape == (256, 1)
     assert stored["model.layers.0.self_attn.g_proj.weight"].dtype == torch.bfloat16
+
+
+def test_every_quantized_scheme_has_one_plan_writing_its_vllm_method() -> None:
+    assert list(quantize.PLANS) == list(QUANTIZED_SCHEMES)
+    for scheme, plan in quantize.PLANS.items():
+        config = plan.quantization_config(quantize.DEFAULT_GROUP_SIZE)
+        assert config["quant_method"] == VLLM_METHODS[scheme]
 
 
 def test_range_search_beats_plain_min_max(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,8 +1,9 @@
 """`phone-agent bench serving|kernels|speculative`: the model server's benchmarks, beside the
 agent's (`bench prompt|step`).
 
-Only the standard library and the CLI's own modules are imported at module level; each handler
-imports what it measures, so `phone-agent --help` stays fast and works without the serving stack.
+Only the standard library, the CLI's own modules and the names of the weight schemes are
+imported at module level; each handler imports what it measures, so `phone-agent --help` stays
+fast and works without the serving stack.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from agent.commands.arguments import int_at_least
 from agent.commands.command_groups import command_group
 from devices.errors import UsageError
 from serving.bench import parse_counts
+from serving.schemes import SCHEMES, serve_args
 
 if TYPE_CHECKING:
     from serving.bench.builds import ReadBandwidth
@@ -236,9 +238,7 @@ def _add_speculative(benchmarks: Any) -> None:
         help="checkpoint to serve, as `serve --model` takes it (default: the random checkpoint "
         "of --shape that `bench serving` builds)",
     )
-    parser.add_argument(
-        "--weights", choices=("bf16", "w4a16", "w4a8", "w8a8"), default="w4a16", help="(w4a16)"
-    )
+    parser.add_argument("--weights", choices=SCHEMES, default="w4a16", help="(w4a16)")
     parser.add_argument(
         "--requests",
         type=Path,
@@ -619,10 +619,8 @@ def _weights_bytes(model_dir: Path) -> int:
 
 
 def _serve_args(scheme: str) -> list[str]:
-    from serving.quantization.probe import SERVE_ARGS
-
-    # Schemes reach here through parse_schemes, whose names are exactly SERVE_ARGS's keys.
-    return SERVE_ARGS[scheme]  # type: ignore[index]
+    # Schemes reach here through parse_schemes, which takes only SCHEMES.
+    return serve_args(scheme)  # type: ignore[arg-type]
 
 
 def _with_cause(error: str, log_path: Path) -> str:

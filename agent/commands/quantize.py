@@ -1,6 +1,7 @@
 """`phone-agent probe` and `phone-agent quantize`.
 
-Only the standard library is imported at module level: the CLI must start without torch.
+Only the standard library and the names of the weight schemes (`serving.schemes`, standard
+library only itself) are imported at module level: the CLI must start without torch.
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from serving.schemes import QUANTIZED_SCHEMES
 
 if TYPE_CHECKING:
     from serving.quantization.timings import Measurement
@@ -35,14 +38,14 @@ def register(subparsers: Any) -> None:
 
     quantize = subparsers.add_parser(
         "quantize",
-        help="quantize a bf16 Spark checkpoint (w4a16, w4a8, w8a8) for vLLM",
+        help=f"quantize a bf16 Spark checkpoint ({', '.join(QUANTIZED_SCHEMES)}) for vLLM",
         description="Stream the bf16 safetensors of SRC into a quantized checkpoint in DST "
         "(tokenizer and chat template copied). With --compare, serve both builds and compare "
         "their greedy continuations and log-probabilities on a prompt set.",
     )
     quantize.add_argument("source", type=Path, metavar="SRC")
     quantize.add_argument("destination", type=Path, metavar="DST")
-    quantize.add_argument("--scheme", choices=("w4a16", "w4a8", "w8a8"), required=True)
+    quantize.add_argument("--scheme", choices=QUANTIZED_SCHEMES, required=True)
     quantize.add_argument("--group-size", type=int, default=128, metavar="N")
     quantize.add_argument(
         "--table-bits",

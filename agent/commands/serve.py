@@ -1,6 +1,7 @@
 """`phone-agent serve` and `phone-agent make-tiny`.
 
-Only the standard library and the CLI's own modules are imported at module level: the CLI must
+Only the standard library, the CLI's own modules and the names of the weight schemes
+(`serving.schemes`, standard library only itself) are imported at module level: the CLI must
 start (and these parsers must exist) on an install without the serving stack.
 """
 
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent.commands.arguments import non_negative_int, positive_int
 from devices.errors import UsageError
+from serving.schemes import SCHEMES
 
 if TYPE_CHECKING:
     import subprocess
@@ -76,7 +78,7 @@ def register(subparsers: Any) -> None:
     )
     serve.add_argument(
         "--weights",
-        choices=("auto", "bf16", "w4a16", "w4a8", "w8a8"),
+        choices=("auto", *SCHEMES),
         default="auto",
         help="weight build to serve; auto: what `phone-agent probe` picks for this machine "
         "(fidelity first). A bf16 checkpoint is quantized once into the cache.",

@@ -35,8 +35,8 @@ from pydantic import BaseModel
 
 from serving.bench.builds import MeasuredRates, ReadBandwidth, WorkerMemory, timed_completion
 from serving.bench.llamacpp import PEER_FORMATS, PeerFormat, PeerMeasurement
+from serving.schemes import SCHEMES
 
-SCHEMES = ("bf16", "w4a16", "w4a8", "w8a8")
 REFERENCE_SCHEME = "bf16"
 TARGET_SCHEME = "w4a16"
 DECODE_SPEEDUP_TARGET = 1.8

@@ -37,8 +37,9 @@ import torch
 
 from serving.checkpoint import Shape, SparkConfig, spark_config
 from serving.quantization import int4_kernel, int4pack
-from serving.quantization.probe import HardwareProfile, Scheme
+from serving.quantization.probe import HardwareProfile
 from serving.quantization.timings import BuildTiming, Matrix, Measurement, cache_path
+from serving.schemes import SCHEMES, Scheme
 
 MEASURED_SHAPE: Shape = "1.7b"
 GROUP_SIZE = 128  # what `phone-agent quantize` writes by default
@@ -238,8 +239,7 @@ def measure(
     """Time every build that can be timed here and write the result to the cache."""
     config = spark_config(shape)
     started = time.monotonic()
-    schemes: tuple[Scheme, ...] = ("bf16", "w4a16", "w4a8", "w8a8")
-    builds = [time_build(s, config, prefill_rows, repeat, progress) for s in schemes]
+    builds = [time_build(s, config, prefill_rows, repeat, progress) for s in SCHEMES]
     measurement = Measurement(
         cpu_model=hardware.cpu_model,
         cpu_flags=hardware.cpu_flags,

@@ -18,11 +18,12 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel
 
+from serving.schemes import Scheme, serve_args
+
 if TYPE_CHECKING:
     from serving.quantization.timings import Measurement
 
 Priority = Literal["fidelity", "speed"]
-Scheme = Literal["bf16", "w4a16", "w4a8", "w8a8"]
 DEFAULT_PRIORITY: Priority = "fidelity"
 # The flags that decide a weight path, in /proc/cpuinfo spelling.
 RELEVANT_FLAGS = (
@@ -259,19 +260,6 @@ def probe_hardware(
 # ---------------------------------------------------------------------------------------------
 # Selection
 
-W4A16_METHOD = "phone_agent_w4a16"
-
-# What `phone-agent serve` passes to vLLM for a checkpoint of each scheme. Quantized
-# checkpoints carry their method in config.json; these arguments make the choice explicit
-# and fail fast when a checkpoint of another scheme is passed by mistake.
-SERVE_ARGS: dict[Scheme, list[str]] = {
-    "bf16": ["--dtype", "bfloat16"],
-    "w4a16": ["--dtype", "bfloat16", "--quantization", W4A16_METHOD],
-    # vLLM's CPU GPTQ kernel runs int8 activations on AMX unless told otherwise.
-    "w4a8": ["--dtype", "bfloat16", "--quantization", "gptq"],
-    "w8a8": ["--dtype", "bfloat16", "--quantization", "compressed-tensors"],
-}
-
 
 @dataclass(frozen=True)
 class SelectionRule:
@@ -344,7 +332,7 @@ def select_weight_path(
         scheme=rule.scheme,
         rationale=rule.rationale,
         verified=rule.verified,
-        serve_args=list(SERVE_ARGS[rule.scheme]),
+        serve_args=serve_args(rule.scheme),
     )
 
 
@@ -360,7 +348,7 @@ def _measured_choice(measurement: Measurement, scheme: Scheme) -> WeightChoice:
         rationale=f"the cheapest agent decision measured on this machine ({costs} of matrix "
         "time each; builds the probe cannot time are never preferred)",
         verified=True,
-        serve_args=list(SERVE_ARGS[scheme]),
+        serve_args=serve_args(scheme),
     )
 
 

@@ -29,15 +29,13 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
 from serving.errors import ServingUsageError
-from serving.quantization.probe import W4A16_METHOD
+from serving.schemes import VLLM_METHODS, QuantizedScheme
 
-Scheme = Literal["w4a16", "w4a8", "w8a8"]
-SCHEMES: tuple[Scheme, ...] = ("w4a16", "w4a8", "w8a8")
 DEFAULT_GROUP_SIZE = 128
 SHARD_BYTES = 1 << 30
 EMBEDDING = "model.embedding.weight"
@@ -62,7 +60,7 @@ class QuantizeError(ServingUsageError):
 class QuantizeReport(BaseModel):
     """What `quantize --json` prints as its last line."""
 
-    scheme: Scheme
+    scheme: QuantizedScheme
     group_size: int
     source: str
     destination: str
@@ -338,14 +336,14 @@ def _w8a8_targets(name: str, config: dict[str, Any]) -> bool:
     return bool(LINEAR_WEIGHT.match(name))
 
 
-PLANS: dict[Scheme, SchemePlan] = {
+PLANS: dict[QuantizedScheme, SchemePlan] = {
     "w4a16": SchemePlan(
         quantize=quantize_w4a16,
         targets=_w4a16_targets,
         untie_head=False,
         quantize_table=quantize_int8_rows,
         quantization_config=lambda group_size: {
-            "quant_method": W4A16_METHOD,
+            "quant_method": VLLM_METHODS["w4a16"],
             "bits": 4,
             "group_size": group_size,
             "zero_point": True,
@@ -359,7 +357,7 @@ PLANS: dict[Scheme, SchemePlan] = {
         untie_head=True,
         quantize_table=None,
         quantization_config=lambda group_size: {
-            "quant_method": "gptq",
+            "quant_method": VLLM_METHODS["w4a8"],
             "bits": 4,
             "group_size": group_size,
             "sym": True,
@@ -375,7 +373,7 @@ PLANS: dict[Scheme, SchemePlan] = {
         untie_head=False,
         quantize_table=None,
         quantization_config=lambda group_size: {
-            "quant_method": "compressed-tensors",
+            "quant_method": VLLM_METHODS["w8a8"],
             "format": "int-quantized",
             "quantization_status": "compressed",
             "config_groups": {
@@ -403,7 +401,7 @@ PLANS: dict[Scheme, SchemePlan] = {
 }
 
 
-def _plan_with_table(scheme: Scheme, table_bits: int | None) -> SchemePlan:
+def _plan_with_table(scheme: QuantizedScheme, table_bits: int | None) -> SchemePlan:
     plan = PLANS[scheme]
     if table_bits is None or (scheme == "w4a16" and table_bits == 8):
         return plan
@@ -416,7 +414,7 @@ def _plan_with_table(scheme: Scheme, table_bits: int | None) -> SchemePlan:
     )
 
 
-def layout_tag(scheme: Scheme) -> str:
+def layout_tag(scheme: QuantizedScheme) -> str:
     """The scheme and a digest of the format its builds are written in, for naming build folders:
     a folder so named is never taken for a build in an older format, and neither is vLLM's compile
     cache, which keys on the model's path and method name but not on its quantization config."""
@@ -438,7 +436,7 @@ def _directory_bytes(directory: Path) -> int:
 def quantize_checkpoint(
     source: Path,
     destination: Path,
-    scheme: Scheme,
+    scheme: QuantizedScheme,
     group_size: int = DEFAULT_GROUP_SIZE,
     on_tensor: Callable[[str, float | None], None] | None = None,
     table_bits: int | None = None,

@@ -15,8 +15,9 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from serving.checkpoint import Shape, user_cache_dir
-from serving.quantization.probe import HardwareProfile, Scheme
+from serving.quantization.probe import HardwareProfile
 from serving.quantization.quantize import layout_tag
+from serving.schemes import Scheme
 
 # An agent decision after the first of an episode, with the prefix cache working: what the
 # cache does not hold is prefilled (the new screen, the new history line and the rest of the

@@ -40,7 +40,7 @@ from vllm.model_executor.utils import set_weight_attrs
 
 from serving.quantization import int4_kernel, int4pack
 from serving.quantization.int4pack import KernelPath
-from serving.quantization.probe import W4A16_METHOD
+from serving.schemes import W4A16_METHOD
 
 TINYGEMM_METHOD = f"{W4A16_METHOD}_tinygemm"
 METHOD_FOR_PATH: dict[KernelPath, str] = {"adaptive": W4A16_METHOD, "tinygemm": TINYGEMM_METHOD}
