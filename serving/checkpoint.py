@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from serving import spark_format
+from serving.atomic import build_atomically
 
 if TYPE_CHECKING:
     import torch
@@ -335,15 +336,6 @@ def cached_tiny_checkpoint() -> Path:
     target = user_cache_dir() / "models" / f"spark-tiny-r{TINY_REVISION}"
     if (target / "config.json").is_file():
         return target
-    building = target.with_name(f"{target.name}.building-{os.getpid()}")
-    make_checkpoint(building, "tiny", seed=0)
-    try:
-        building.rename(target)
-    except OSError:
-        if not (target / "config.json").is_file():
-            raise
-        # Another process finished first; theirs is as good as ours.
-        import shutil
-
-        shutil.rmtree(building, ignore_errors=True)
+    with build_atomically(target) as building:
+        make_checkpoint(building, "tiny", seed=0)
     return target

@@ -9,11 +9,11 @@ separate `quantize` step; the second start reuses the cached build.
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from serving.atomic import build_atomically
 from serving.checkpoint import user_cache_dir
 from serving.launcher import ResolvedModel
 from serving.quantization.probe import probe
@@ -78,8 +78,6 @@ def _cached_build(source: Path, scheme: QuantizedScheme) -> Path:
     target = user_cache_dir() / "quantized" / f"{source.name}-{stamp}-{layout_tag(scheme)}"
     if (target / "config.json").is_file():
         return target
-    building = target.with_name(target.name + ".building")
-    shutil.rmtree(building, ignore_errors=True)
-    quantize_checkpoint(source, building, scheme)
-    building.rename(target)
+    with build_atomically(target) as building:
+        quantize_checkpoint(source, building, scheme)
     return target

@@ -493,13 +493,13 @@ class _ServingStack:
     def _build(self, scheme: str, write: Callable[[Path], object]) -> Path:
         import shutil
 
+        from serving.atomic import build_atomically
+
         target = self._folder(scheme)
         if not (target / "config.json").is_file():
-            building = target.with_name(target.name + ".building")
-            shutil.rmtree(building, ignore_errors=True)
-            write(building)
-            shutil.rmtree(target, ignore_errors=True)
-            building.rename(target)
+            shutil.rmtree(target, ignore_errors=True)  # a folder written in place, incomplete
+            with build_atomically(target) as building:
+                write(building)
         return target
 
     def _source(self) -> Path:

@@ -37,6 +37,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from serving.atomic import build_atomically
 from serving.bench.builds import MeasuredRates, RssSampler, rss_anon_bytes
 
 PeerFormat = Literal["F16", "Q8_0", "Q4_K_M"]
@@ -126,18 +127,17 @@ def prepare_gguf(
     if target.is_file():
         return target, None
     started = time.monotonic()
-    building = target.with_suffix(".building")
-    if peer_format == "F16":
-        export_gguf(source, building)
-    else:
-        base, _ = prepare_gguf(source, work_dir, "F16", timeout_s)
-        started = time.monotonic()
-        _run_child(
-            ["quantize", str(base), str(building), peer_format],
-            work_dir / f"quantize-{peer_format}.log",
-            timeout_s,
-        )
-    building.rename(target)
+    with build_atomically(target) as building:
+        if peer_format == "F16":
+            export_gguf(source, building)
+        else:
+            base, _ = prepare_gguf(source, work_dir, "F16", timeout_s)
+            started = time.monotonic()
+            _run_child(
+                ["quantize", str(base), str(building), peer_format],
+                work_dir / f"quantize-{peer_format}.log",
+                timeout_s,
+            )
     return target, round(time.monotonic() - started, 1)
 
 
