@@ -15,7 +15,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from serving.quantization import int4_kernel, int4pack  # noqa: E402
+from serving.quantization import int4_kernel, int4_layout, int4pack  # noqa: E402
 from tests.int4_bounds import UNIT_ROUNDOFF, term_sizes, weight_parts  # noqa: E402
 
 GROUP = 64
@@ -127,20 +127,20 @@ def test_it_is_kept_off_where_torchs_kernel_is_the_right_one(
         "no C++ compiler on PATH to build it",
         "no ninja to build it (pip install ninja)",
     )
-    assert int4_kernel.unsupported_reason(avx2, int4pack.AVX2_LAYOUT) in buildable
-    assert int4_kernel.unsupported_reason(avx512, int4pack.AVX512_LAYOUT) in buildable
-    assert int4_kernel.unsupported_reason({"sse4_2"}, int4pack.AVX2_LAYOUT) == (
+    assert int4_kernel.unsupported_reason(avx2, int4_layout.AVX2_LAYOUT) in buildable
+    assert int4_kernel.unsupported_reason(avx512, int4_layout.AVX512_LAYOUT) in buildable
+    assert int4_kernel.unsupported_reason({"sse4_2"}, int4_layout.AVX2_LAYOUT) == (
         "the CPU lacks avx2, fma"
     )
     # torch packs for AVX-512 only where it runs its AVX-512 code, but a CPU without AVX512BW
     # (AVX512F alone, Knights Landing) must not get the build that needs it.
-    assert int4_kernel.unsupported_reason(avx2 | {"avx512f"}, int4pack.AVX512_LAYOUT) == (
+    assert int4_kernel.unsupported_reason(avx2 | {"avx512f"}, int4_layout.AVX512_LAYOUT) == (
         "the CPU lacks avx512bw"
     )
-    portable = int4pack.PackLayout(block_rows=32, half_split=False)
+    portable = int4_layout.PackLayout(block_rows=32, half_split=False)
     assert "its portable build" in str(int4_kernel.unsupported_reason(avx512, portable))
     monkeypatch.setattr(int4_kernel.shutil, "which", lambda name: None)
-    assert int4_kernel.unsupported_reason(avx2, int4pack.AVX2_LAYOUT) == (
+    assert int4_kernel.unsupported_reason(avx2, int4_layout.AVX2_LAYOUT) == (
         "no C++ compiler on PATH to build it"
     )
 
@@ -207,7 +207,7 @@ def test_its_only_rounding_is_the_documented_one(kernel, weight) -> None:
     "pairs", [torch.bfloat16, torch.float32], ids=["bf16-scales", "fp32-scales"]
 )
 def test_dequantized_rows_are_torchs_dequantization_rounded_once(kernel, weight, pairs) -> None:
-    layout = int4pack.native_layout()
+    layout = int4_layout.native_layout()
     block = layout.block_rows
     scale_zero = weight["scale_zero"].to(pairs)
     exact = int4pack.dequantize_transposed(
@@ -240,7 +240,7 @@ def test_the_fastest_build_the_cpu_runs_comes_first() -> None:
     avx512 = {"avx2", "fma", "avx512f", "avx512bw"}
     vnni = avx512 | {"avx512_vnni", "avx512vbmi"}
     amx = vnni | {"avx512_bf16", "amx_tile", "amx_bf16"}
-    layout = int4pack.AVX512_LAYOUT
+    layout = int4_layout.AVX512_LAYOUT
     assert int4_kernel.variants_for(layout, amx) == ["amx", "avx512_vnni", "avx512"]
     # AVX512-BF16 without AMX (AMD Zen 4): no tiles to multiply on.
     assert int4_kernel.variants_for(layout, vnni | {"avx512_bf16"}) == ["avx512_vnni", "avx512"]
@@ -248,8 +248,8 @@ def test_the_fastest_build_the_cpu_runs_comes_first() -> None:
     assert int4_kernel.variants_for(layout, avx512) == ["avx512"]
     # VNNI without VBMI (Cascade Lake) has no byte permute across the vector: AVX-512BW.
     assert int4_kernel.variants_for(layout, avx512 | {"avx512_vnni"}) == ["avx512"]
-    assert int4_kernel.variants_for(int4pack.AVX2_LAYOUT, vnni) == ["avx2"]
-    portable = int4pack.PackLayout(block_rows=32, half_split=False)
+    assert int4_kernel.variants_for(int4_layout.AVX2_LAYOUT, vnni) == ["avx2"]
+    portable = int4_layout.PackLayout(block_rows=32, half_split=False)
     assert int4_kernel.variants_for(portable, vnni) == []
 
 

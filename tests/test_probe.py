@@ -13,13 +13,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from serving.quantization import probe as probe_module
-from serving.quantization import timings
-from serving.quantization.probe import (
-    HardwareProfile,
-    probe_hardware,
-    select_weight_path,
-)
+from serving.quantization import hardware, timings
+from serving.quantization.hardware import HardwareProfile, probe_hardware
+from serving.quantization.probe import select_weight_path
 from serving.quantization.timings import BuildTiming, Measurement
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -267,8 +263,8 @@ def test_a_measurement_of_another_w4a16_format_is_made_again(
 def test_cli_speed_choice_reads_the_cached_measurement(tmp_path: Path) -> None:
     code = (
         "import sys\n"
-        "from serving.quantization import probe, timings\n"
-        "print(timings.cache_path(probe.probe_hardware()))"
+        "from serving.quantization import hardware, timings\n"
+        "print(timings.cache_path(hardware.probe_hardware()))"
     )
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
     located = subprocess.run(
@@ -337,7 +333,7 @@ def test_probe_measure_prints_the_timings_and_chooses_from_them(
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.setattr(measure, "measure", fake_measure)
     # A CPU-only host wherever the test runs: with a CUDA GPU the probe rightly picks bf16.
-    monkeypatch.setattr(probe_module, "probe_hardware", lambda: _hardware(flags="avx2 fma"))
+    monkeypatch.setattr(hardware, "probe_hardware", lambda: _hardware(flags="avx2 fma"))
     assert main(["probe", "--measure", "--priority", "speed"]) == 0
     text = capsys.readouterr().out
     assert "w4a16" in text and "not timed" in text and "choice:  w4a16 for speed" in text

@@ -20,7 +20,7 @@ from transformers import AutoTokenizer
 
 from evals.demos import export_demos, plan_demo_episodes
 from serving.checkpoint import SHAPES, SparkConfig, make_checkpoint, tensor_shapes
-from serving.quantization.probe import probe_hardware
+from serving.quantization.hardware import probe_hardware
 from serving.reference_forward import spark_logits
 from serving.spark_format import BOS, EOS, split_tool_calls
 from serving.training.data import ChatRenderer, LineEncoder, distinct_examples, encode

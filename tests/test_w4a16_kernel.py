@@ -8,7 +8,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from serving.quantization import int4_kernel, int4pack  # noqa: E402
+from serving.quantization import int4_kernel, int4_layout, int4pack  # noqa: E402
 from tests.int4_bounds import UNIT_ROUNDOFF, term_sizes  # noqa: E402
 
 GROUP = 64
@@ -26,7 +26,7 @@ def _scales_zeros(rows: int, columns: int) -> tuple[torch.Tensor, torch.Tensor]:
     return scales, zeros
 
 
-def _torch_layout_reference(values: torch.Tensor, layout: int4pack.PackLayout) -> torch.Tensor:
+def _torch_layout_reference(values: torch.Tensor, layout: int4_layout.PackLayout) -> torch.Tensor:
     """Pack as the documented layout says, element by element (slow, obviously right)."""
     rows, columns = values.shape
     half = layout.block_rows // 2
@@ -46,12 +46,12 @@ def _torch_layout_reference(values: torch.Tensor, layout: int4pack.PackLayout) -
 @pytest.mark.parametrize(
     "layout",
     [
-        int4pack.PackLayout(block_rows=64, half_split=True),
-        int4pack.PackLayout(block_rows=32, half_split=True),
-        int4pack.PackLayout(block_rows=32, half_split=False),
+        int4_layout.PackLayout(block_rows=64, half_split=True),
+        int4_layout.PackLayout(block_rows=32, half_split=True),
+        int4_layout.PackLayout(block_rows=32, half_split=False),
     ],
 )
-def test_every_known_layout_unpacks_to_the_original_rows(layout: int4pack.PackLayout) -> None:
+def test_every_known_layout_unpacks_to_the_original_rows(layout: int4_layout.PackLayout) -> None:
     values = _random_int4(128, 8)
     packed = _torch_layout_reference(values, layout)
     unpacked = layout.unpack_rows(packed, torch.empty(8, 128, dtype=torch.int32))
@@ -88,7 +88,7 @@ def weight() -> dict[str, torch.Tensor]:
 
 def test_dequantizing_from_torchs_layout_gives_the_checkpoints_weight(weight: dict) -> None:
     restored = int4pack.dequantize_transposed(
-        weight["packed"], weight["scale_zero"], GROUP, torch.float32, int4pack.native_layout()
+        weight["packed"], weight["scale_zero"], GROUP, torch.float32, int4_layout.native_layout()
     )
     assert torch.equal(restored.t(), weight["reference"])
 
@@ -111,7 +111,7 @@ def test_dequantizing_from_torchs_layout_gives_the_checkpoints_weight(weight: di
 def _plans_this_cpu_runs() -> list[int4pack.KernelPlan]:
     """Every few-row kernel and many-row path this machine can execute, forced one by one: each
     GEMM precision, and on the AMX build its tile products too."""
-    layout = int4pack.native_layout()
+    layout = int4_layout.native_layout()
     builds = [build for build in int4_kernel.loadable_variants() if build.variant]
     plans = [
         int4pack.KernelPlan(layout, "tinygemm", 64, gemm, "forced by the test")
@@ -212,7 +212,12 @@ def test_the_plan_dequantizes_from_its_threshold(weight: dict, plan: int4pack.Ke
 def test_embedding_lookup_reads_rows_from_the_packed_table(weight: dict) -> None:
     ids = torch.tensor([[0, 1, 31, 32], [63, 64, 200, 383]])
     rows = int4pack.gather_rows(
-        weight["packed"], weight["scale_zero"], GROUP, ids, int4pack.native_layout(), torch.float32
+        weight["packed"],
+        weight["scale_zero"],
+        GROUP,
+        ids,
+        int4_layout.native_layout(),
+        torch.float32,
     )
     assert rows.shape == (2, 4, 512)
     expected = weight["reference"][ids]
@@ -242,7 +247,7 @@ def test_shapes_the_kernel_cannot_take_are_refused() -> None:
 
 # -- the choice itself, for CPUs this one is not ---------------------------------------------------
 
-AVX512_LAYOUT = int4pack.AVX512_LAYOUT
+AVX512_LAYOUT = int4_layout.AVX512_LAYOUT
 BUILT = int4_kernel.KernelStatus(True, "built for this AVX2 CPU", "avx2")
 BUILT_AVX512 = int4_kernel.KernelStatus(True, "built for this AVX-512 CPU", "avx512")
 BUILT_VNNI = int4_kernel.KernelStatus(True, "built for this AVX-512 VNNI CPU", "avx512_vnni")
@@ -257,7 +262,7 @@ NO_COMPILER = int4_kernel.KernelStatus(False, "no C++ compiler on PATH to build 
         # AVX2 only (AMD Zen 1-3, Intel before Skylake-SP): ours, fp32 GEMM.
         (
             {"avx2", "fma"},
-            int4pack.AVX2_LAYOUT,
+            int4_layout.AVX2_LAYOUT,
             BUILT,
             torch.bfloat16,
             ("avx2", 256, torch.float32),
@@ -315,7 +320,7 @@ NO_COMPILER = int4_kernel.KernelStatus(False, "no C++ compiler on PATH to build 
         # fp16 scales: our kernel reads none, torch's serves.
         (
             {"avx2", "fma"},
-            int4pack.AVX2_LAYOUT,
+            int4_layout.AVX2_LAYOUT,
             BUILT,
             torch.float16,
             ("tinygemm", 64, torch.float32),
@@ -334,7 +339,7 @@ NO_COMPILER = int4_kernel.KernelStatus(False, "no C++ compiler on PATH to build 
 )
 def test_the_plan_for_each_cpu_class(
     flags: set[str],
-    layout: int4pack.PackLayout,
+    layout: int4_layout.PackLayout,
     kernel: int4_kernel.KernelStatus,
     activations: torch.dtype,
     expected: tuple[str, int, torch.dtype],
@@ -350,7 +355,7 @@ def test_the_plan_for_each_cpu_class(
 
 def test_the_baseline_method_keeps_torchs_kernel_at_every_row_count() -> None:
     plan = int4pack.choose_plan(
-        "tinygemm", torch.bfloat16, {"avx2", "fma"}, int4pack.AVX2_LAYOUT, BUILT
+        "tinygemm", torch.bfloat16, {"avx2", "fma"}, int4_layout.AVX2_LAYOUT, BUILT
     )
     assert plan.few_rows == "tinygemm"
     assert plan.prefill_min_rows == int4pack.NEVER_DEQUANTIZE

@@ -114,8 +114,8 @@ def run_probe(args: argparse.Namespace) -> int:
 
 
 def _measure() -> Measurement:
+    from serving.quantization.hardware import probe_hardware
     from serving.quantization.measure import measure
-    from serving.quantization.probe import probe_hardware
 
     def progress(message: str) -> None:
         print(f"  timing {message}", file=sys.stderr, flush=True)

@@ -29,8 +29,8 @@ from typing import Any, Literal
 import torch
 
 from serving.checkpoint import user_cache_dir
-from serving.quantization import int4pack
-from serving.quantization.probe import probe_hardware
+from serving.quantization.hardware import probe_hardware
+from serving.quantization.int4_layout import PackLayout, native_layout
 
 SOURCES = tuple(
     Path(__file__).with_name(name)
@@ -127,19 +127,19 @@ class KernelStatus:
         return self.variant is not None and _BUILDS[self.variant].tiles
 
 
-def _reading(layout: int4pack.PackLayout) -> list[Variant]:
+def _reading(layout: PackLayout) -> list[Variant]:
     """The builds that read `layout`, the simplest first."""
     if not layout.half_split:
         return []
     return [name for name, build in _BUILDS.items() if build.block_rows == layout.block_rows]
 
 
-def variants_for(layout: int4pack.PackLayout, cpu_flags: set[str]) -> list[Variant]:
+def variants_for(layout: PackLayout, cpu_flags: set[str]) -> list[Variant]:
     """The builds that read `layout` and run on a CPU with `cpu_flags`, the fastest first."""
     return [name for name in reversed(_reading(layout)) if _BUILDS[name].cpu_flags <= cpu_flags]
 
 
-def unsupported_reason(cpu_flags: set[str], layout: int4pack.PackLayout) -> str | None:
+def unsupported_reason(cpu_flags: set[str], layout: PackLayout) -> str | None:
     """Why this machine should keep torch's kernel, or None when ours applies."""
     reading = _reading(layout)
     if not reading:
@@ -187,7 +187,7 @@ def _clear_stale_lock(lock: Path) -> None:
 def machine_variants() -> tuple[list[Variant], str | None]:
     """The builds this CPU runs for the layout torch packs in here, the fastest first, and why
     none applies (None when one does); builds nothing."""
-    layout = int4pack.native_layout()
+    layout = native_layout()
     flags = set(probe_hardware().cpu_flags)
     return variants_for(layout, flags), unsupported_reason(flags, layout)
 

@@ -9,11 +9,8 @@ the ordinary GEMM, or, on our AMX build, by the AMX tiles as each thread dequant
 at most a few MB. Which kernel, which threshold, which GEMM precision and which packed
 layout are decided once per process when the weights load (`KernelPlan`), never in a forward.
 
-torch's packed layout depends on the instruction set the kernel was built for: rows are grouped
-in blocks of 64 (AVX-512) or 32 (AVX2, portable build), each block stored as [K, rows/2] bytes,
-with a byte holding either row j and row j + rows/2 (vectorised builds) or rows 2j and 2j + 1
-(portable build). `native_layout()` recognises which one this process uses by packing a probe
-matrix, so the dequantizer reads exactly the bytes the kernel reads.
+Where torch's packing puts each row depends on its build (`int4_layout`); the dequantizer reads
+the bytes where the kernel reads them.
 
 Tinygemm's dequantization is `(q - 8) * scale + zero` per group of `group_size` input columns,
 with `scale` and `zero` stored together as a [K / group_size, N, 2] tensor. Checkpoints keep the
@@ -30,79 +27,14 @@ from typing import Literal
 import torch
 
 from serving.quantization import int4_kernel
-from serving.quantization.probe import native_bf16, probe_hardware
+from serving.quantization.hardware import native_bf16, probe_hardware
+from serving.quantization.int4_layout import ROW_ALIGNMENT, PackLayout, native_layout
 
-# Every layout's row block divides this; weights must have a multiple of it as output rows.
-ROW_ALIGNMENT = 64
 TINYGEMM_ZERO_POINT = 8
 # Rows converted per step while repacking: bounds the int32 expansion to 64 MiB at K = 2048.
 _REPACK_ROWS = 8192
 # Output rows dequantized per step on the prefill path (about 16 MiB of fp32 at K = 2048).
 DEQUANTIZE_STEP_ROWS = 2048
-
-
-@dataclass(frozen=True)
-class PackLayout:
-    """Where torch's int4 packing puts row r of a block of `block_rows` rows."""
-
-    block_rows: int
-    # True: byte j holds rows j (low nibble) and j + block_rows/2 (high nibble).
-    # False: byte j holds rows 2j (low) and 2j + 1 (high).
-    half_split: bool
-
-    def unpack_rows(self, packed: torch.Tensor, out: torch.Tensor) -> torch.Tensor:
-        """Nibbles of packed rows [n, K/2] into `out` [K, n] (the transposed weight)."""
-        rows, half_k = packed.shape
-        k = half_k * 2
-        half = self.block_rows // 2
-        blocks = packed.view(rows // self.block_rows, k, half).permute(1, 0, 2)
-        shaped = out.view(
-            k, rows // self.block_rows, *((2, half) if self.half_split else (half, 2))
-        )
-        low, high = (
-            (shaped[:, :, 0], shaped[:, :, 1])
-            if self.half_split
-            else (
-                shaped[..., 0],
-                shaped[..., 1],
-            )
-        )
-        low.copy_(blocks & 15)
-        high.copy_(blocks >> 4)
-        return out
-
-    def byte_and_shift(self, rows: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        """For weight rows: (block index, byte column within the block, nibble shift)."""
-        half = self.block_rows // 2
-        within = rows % self.block_rows
-        if self.half_split:
-            column, high = within % half, within // half
-        else:
-            column, high = within // 2, within % 2
-        return rows // self.block_rows, column, high * 4
-
-
-# torch's AVX2 and AVX-512 code: the layouts our own kernel (`int4_kernel`) reads.
-AVX2_LAYOUT = PackLayout(block_rows=32, half_split=True)
-AVX512_LAYOUT = PackLayout(block_rows=64, half_split=True)
-_CANDIDATE_LAYOUTS = (
-    AVX512_LAYOUT,
-    AVX2_LAYOUT,
-    PackLayout(block_rows=32, half_split=False),
-)
-
-
-@functools.cache
-def native_layout() -> PackLayout:
-    """The layout torch's int4 packing uses in this process, found by round-tripping a probe."""
-    generator = torch.Generator().manual_seed(0)
-    probe = torch.randint(0, 16, (ROW_ALIGNMENT * 2, 64), dtype=torch.int32, generator=generator)
-    packed = torch.ops.aten._convert_weight_to_int4pack_for_cpu(probe, 1)
-    for layout in _CANDIDATE_LAYOUTS:
-        unpacked = layout.unpack_rows(packed, torch.empty(64, probe.shape[0], dtype=torch.int32))
-        if torch.equal(unpacked.t(), probe):
-            return layout
-    raise RuntimeError("torch's int4 packing uses a layout this version does not know")
 
 
 def check_shape(rows: int, columns: int, group_size: int) -> None:

@@ -37,7 +37,7 @@ import torch
 
 from serving.checkpoint import Shape, SparkConfig, spark_config
 from serving.quantization import int4_kernel, int4pack
-from serving.quantization.probe import HardwareProfile
+from serving.quantization.hardware import HardwareProfile
 from serving.quantization.timings import BuildTiming, Matrix, Measurement, cache_path
 from serving.schemes import SCHEMES, Scheme
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from serving.checkpoint import Shape, user_cache_dir
-from serving.quantization.probe import HardwareProfile
+from serving.quantization.hardware import HardwareProfile
 from serving.quantization.quantize import layout_tag
 from serving.schemes import Scheme
 

@@ -37,7 +37,7 @@ from serving.checkpoint import (
     write_tokenizer,
     write_weights,
 )
-from serving.quantization.probe import native_bf16, probe_hardware
+from serving.quantization.hardware import native_bf16, probe_hardware
 from serving.training.data import (
     DemoError,
     LineEncoder,
