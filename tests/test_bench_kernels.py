@@ -11,7 +11,7 @@ torch = pytest.importorskip("torch")
 
 from serving.bench import kernels  # noqa: E402
 from serving.checkpoint import spark_config  # noqa: E402
-from serving.quantization import int4_kernel, int4pack  # noqa: E402
+from serving.quantization import cpu_kernels, int4pack  # noqa: E402
 from tests.cli_process import run_cli  # noqa: E402
 
 
@@ -30,12 +30,12 @@ def test_a_token_of_the_real_shape_passes_through_every_int4_matrix_of_the_model
 
 def test_every_kernel_is_timed_on_every_matrix_and_the_token_adds_them_up() -> None:
     report = kernels.run_kernel_bench("tiny", [1, 3, 16], repeat=1, decode_step_rows=[])
-    builds = int4_kernel.loadable_variants()
+    builds = cpu_kernels.loadable_variants()
     expected = ["tinygemm", *(build.variant for build in builds), "prefill", "bf16"]
     if builds:
         assert report.our_kernel == ", ".join(build.label for build in builds)
     else:
-        assert report.our_kernel == int4_kernel.load().reason
+        assert report.our_kernel == cpu_kernels.load().reason
     assert report.plan == int4pack.machine_plan("adaptive", torch.bfloat16).describe()
     # Few rows: every kernel on every matrix. Prefill rows: the layers alone, W4A16 and bf16.
     layers = [m.name for m in report.matrices if m.name != "output_head"]

@@ -15,7 +15,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from serving.quantization import int4_kernel, int4_layout, int4pack  # noqa: E402
+from serving.quantization import cpu_kernels, int4_layout, int4pack  # noqa: E402
 from tests.int4_bounds import UNIT_ROUNDOFF, term_sizes, weight_parts  # noqa: E402
 
 GROUP = 64
@@ -23,28 +23,28 @@ ROWS, COLUMNS = 192, 512
 
 
 # Every build this CPU runs (AVX-512 and AVX-512 VNNI on a VNNI CPU), each test run on each.
-MACHINE_VARIANTS, UNSUPPORTED = int4_kernel.machine_variants()
+MACHINE_VARIANTS, UNSUPPORTED = cpu_kernels.machine_variants()
 
 
 @pytest.fixture(scope="module", params=[None] if UNSUPPORTED else MACHINE_VARIANTS or [None])
-def kernel(request: pytest.FixtureRequest) -> int4_kernel.KernelStatus:
+def kernel(request: pytest.FixtureRequest) -> cpu_kernels.KernelStatus:
     if request.param is None:
-        pytest.skip(f"our int4 kernel does not run here: {int4_kernel.load().reason}")
-    loaded = int4_kernel.load_variant(request.param)
+        pytest.skip(f"our int4 kernel does not run here: {cpu_kernels.load().reason}")
+    loaded = cpu_kernels.load_variant(request.param)
     if not loaded.available:
         pytest.skip(f"our int4 kernel does not run here: {loaded.reason}")
     return loaded
 
 
 def _mm(
-    kernel: int4_kernel.KernelStatus,
+    kernel: cpu_kernels.KernelStatus,
     x: torch.Tensor,
     packed: torch.Tensor,
     scale_zero: torch.Tensor,
     group_size: int,
 ) -> torch.Tensor:
     assert kernel.variant is not None
-    return int4_kernel.int4_mm(x, packed, scale_zero, group_size, kernel.variant)
+    return cpu_kernels.int4_mm(x, packed, scale_zero, group_size, kernel.variant)
 
 
 @pytest.fixture(scope="module")
@@ -90,7 +90,7 @@ def test_rounding_activations_to_16_bits_costs_less_than_their_bf16_rounding(
     expected = x @ weight["reference"].t()
     ours = _mm(kernel, x.float(), weight["packed"], weight["scale_zero"], GROUP)
     scaled, offsets = weight["parts"]
-    rounded = int4_kernel.rounded_activations(x.float().double(), GROUP)
+    rounded = cpu_kernels.rounded_activations(x.float().double(), GROUP)
     its_own_rounding = rounded @ scaled.t() + x.float().double() @ offsets.t()
     bf16_input = x.bfloat16().double() @ weight["reference"].t()
     assert ours.dtype == torch.float32
@@ -127,20 +127,20 @@ def test_it_is_kept_off_where_torchs_kernel_is_the_right_one(
         "no C++ compiler on PATH to build it",
         "no ninja to build it (pip install ninja)",
     )
-    assert int4_kernel.unsupported_reason(avx2, int4_layout.AVX2_LAYOUT) in buildable
-    assert int4_kernel.unsupported_reason(avx512, int4_layout.AVX512_LAYOUT) in buildable
-    assert int4_kernel.unsupported_reason({"sse4_2"}, int4_layout.AVX2_LAYOUT) == (
+    assert cpu_kernels.unsupported_reason(avx2, int4_layout.AVX2_LAYOUT) in buildable
+    assert cpu_kernels.unsupported_reason(avx512, int4_layout.AVX512_LAYOUT) in buildable
+    assert cpu_kernels.unsupported_reason({"sse4_2"}, int4_layout.AVX2_LAYOUT) == (
         "the CPU lacks avx2, fma"
     )
     # torch packs for AVX-512 only where it runs its AVX-512 code, but a CPU without AVX512BW
     # (AVX512F alone, Knights Landing) must not get the build that needs it.
-    assert int4_kernel.unsupported_reason(avx2 | {"avx512f"}, int4_layout.AVX512_LAYOUT) == (
+    assert cpu_kernels.unsupported_reason(avx2 | {"avx512f"}, int4_layout.AVX512_LAYOUT) == (
         "the CPU lacks avx512bw"
     )
     portable = int4_layout.PackLayout(block_rows=32, half_split=False)
-    assert "its portable build" in str(int4_kernel.unsupported_reason(avx512, portable))
-    monkeypatch.setattr(int4_kernel.shutil, "which", lambda name: None)
-    assert int4_kernel.unsupported_reason(avx2, int4_layout.AVX2_LAYOUT) == (
+    assert "its portable build" in str(cpu_kernels.unsupported_reason(avx512, portable))
+    monkeypatch.setattr(cpu_kernels.shutil, "which", lambda name: None)
+    assert cpu_kernels.unsupported_reason(avx2, int4_layout.AVX2_LAYOUT) == (
         "no C++ compiler on PATH to build it"
     )
 
@@ -148,11 +148,11 @@ def test_it_is_kept_off_where_torchs_kernel_is_the_right_one(
 def test_the_ninja_of_a_virtualenv_that_is_not_activated_is_found(
     monkeypatch: pytest.MonkeyPatch, tmp_path
 ) -> None:
-    monkeypatch.setattr(int4_kernel.shutil, "which", lambda name: None)
-    monkeypatch.setattr(int4_kernel.sys, "executable", str(tmp_path / "python"))
-    assert int4_kernel._ninja() is None
+    monkeypatch.setattr(cpu_kernels.shutil, "which", lambda name: None)
+    monkeypatch.setattr(cpu_kernels.sys, "executable", str(tmp_path / "python"))
+    assert cpu_kernels._ninja() is None
     (tmp_path / "ninja").touch()
-    assert int4_kernel._ninja() == tmp_path / "ninja"
+    assert cpu_kernels._ninja() == tmp_path / "ninja"
 
 
 def test_fp32_scales_serve_fp32_activations(kernel, weight) -> None:
@@ -168,17 +168,17 @@ def test_a_lock_left_by_a_killed_build_is_cleared_and_a_live_one_kept(tmp_path) 
     stale, live = tmp_path / "stale", tmp_path / "live"
     stale.touch()
     live.touch()
-    old = time.time() - int4_kernel._STALE_LOCK_S - 60
+    old = time.time() - cpu_kernels._STALE_LOCK_S - 60
     os.utime(stale, (old, old))
-    int4_kernel._clear_stale_lock(stale)
-    int4_kernel._clear_stale_lock(live)
-    int4_kernel._clear_stale_lock(tmp_path / "absent")
+    cpu_kernels._clear_stale_lock(stale)
+    cpu_kernels._clear_stale_lock(live)
+    cpu_kernels._clear_stale_lock(tmp_path / "absent")
     assert not stale.exists() and live.exists()
 
 
 def test_the_library_is_built_per_instruction_set_and_torch_version() -> None:
     variants = ("avx2", "avx512", "avx512_vnni", "amx")
-    names = {int4_kernel.build_directory(variant).name for variant in variants}
+    names = {cpu_kernels.build_directory(variant).name for variant in variants}
     assert len(names) == 4
     assert all(name.endswith(f"-torch-{torch.__version__}") for name in names)
 
@@ -190,7 +190,7 @@ def test_its_only_rounding_is_the_documented_one(kernel, weight) -> None:
     x[:, 7::GROUP] *= 300.0
     ours = _mm(kernel, x.float(), weight["packed"], weight["scale_zero"].float(), GROUP)
     x32 = x.float().double()
-    rounded = int4_kernel.rounded_activations(x.float(), GROUP).double()
+    rounded = cpu_kernels.rounded_activations(x.float(), GROUP).double()
     scaled, offsets = weight["parts"]
     expected = rounded @ scaled.t() + x32 @ offsets.t()
     magnitude = x32.abs() @ weight["terms"].t()
@@ -217,12 +217,12 @@ def test_dequantized_rows_are_torchs_dequantization_rounded_once(kernel, weight,
         torch.float32,
         layout,
     )
-    ours = int4_kernel.dequantize_rows(
+    ours = cpu_kernels.dequantize_rows(
         weight["packed"], scale_zero, GROUP, block, 3 * block, torch.float32, kernel.variant
     )
     assert torch.equal(ours, exact)
     assert torch.equal(ours, weight["reference"][block : 3 * block].t())
-    in_bf16 = int4_kernel.dequantize_rows(
+    in_bf16 = cpu_kernels.dequantize_rows(
         weight["packed"], scale_zero, GROUP, block, 3 * block, torch.bfloat16, kernel.variant
     )
     assert in_bf16.dtype == torch.bfloat16
@@ -231,7 +231,7 @@ def test_dequantized_rows_are_torchs_dequantization_rounded_once(kernel, weight,
 
 def test_dequantizing_part_of_a_block_is_refused_with_the_reason(kernel, weight) -> None:
     with pytest.raises(RuntimeError, match="must be whole blocks of"):
-        int4_kernel.dequantize_rows(
+        cpu_kernels.dequantize_rows(
             weight["packed"], weight["scale_zero"], GROUP, 0, 16, torch.float32, kernel.variant
         )
 
@@ -241,20 +241,20 @@ def test_the_fastest_build_the_cpu_runs_comes_first() -> None:
     vnni = avx512 | {"avx512_vnni", "avx512vbmi"}
     amx = vnni | {"avx512_bf16", "amx_tile", "amx_bf16"}
     layout = int4_layout.AVX512_LAYOUT
-    assert int4_kernel.variants_for(layout, amx) == ["amx", "avx512_vnni", "avx512"]
+    assert cpu_kernels.variants_for(layout, amx) == ["amx", "avx512_vnni", "avx512"]
     # AVX512-BF16 without AMX (AMD Zen 4): no tiles to multiply on.
-    assert int4_kernel.variants_for(layout, vnni | {"avx512_bf16"}) == ["avx512_vnni", "avx512"]
-    assert int4_kernel.variants_for(layout, vnni) == ["avx512_vnni", "avx512"]
-    assert int4_kernel.variants_for(layout, avx512) == ["avx512"]
+    assert cpu_kernels.variants_for(layout, vnni | {"avx512_bf16"}) == ["avx512_vnni", "avx512"]
+    assert cpu_kernels.variants_for(layout, vnni) == ["avx512_vnni", "avx512"]
+    assert cpu_kernels.variants_for(layout, avx512) == ["avx512"]
     # VNNI without VBMI (Cascade Lake) has no byte permute across the vector: AVX-512BW.
-    assert int4_kernel.variants_for(layout, avx512 | {"avx512_vnni"}) == ["avx512"]
-    assert int4_kernel.variants_for(int4_layout.AVX2_LAYOUT, vnni) == ["avx2"]
+    assert cpu_kernels.variants_for(layout, avx512 | {"avx512_vnni"}) == ["avx512"]
+    assert cpu_kernels.variants_for(int4_layout.AVX2_LAYOUT, vnni) == ["avx2"]
     portable = int4_layout.PackLayout(block_rows=32, half_split=False)
-    assert int4_kernel.variants_for(portable, vnni) == []
+    assert cpu_kernels.variants_for(portable, vnni) == []
 
 
-def _loaded_builds() -> list[int4_kernel.KernelStatus]:
-    builds = int4_kernel.loadable_variants()
+def _loaded_builds() -> list[cpu_kernels.KernelStatus]:
+    builds = cpu_kernels.loadable_variants()
     if len(builds) < 2:
         pytest.skip(
             f"one build of our kernel or none runs here ({MACHINE_VARIANTS or UNSUPPORTED})"
@@ -297,8 +297,8 @@ def test_every_build_for_one_layout_gives_the_same_bits(group: int) -> None:
 
 
 @pytest.fixture(scope="module")
-def tiles() -> int4_kernel.KernelStatus:
-    builds = [build for build in int4_kernel.loadable_variants() if build.tiles]
+def tiles() -> cpu_kernels.KernelStatus:
+    builds = [build for build in cpu_kernels.loadable_variants() if build.tiles]
     if not builds:
         pytest.skip(f"no AMX build runs here ({MACHINE_VARIANTS or UNSUPPORTED})")
     return builds[0]
@@ -334,7 +334,7 @@ def test_tile_products_are_the_bf16_weights_summed_in_fp32(
     rounding to bf16."""
     weight = _random_weight(rows, columns, group, seed=columns + x_rows)
     x = torch.randn(x_rows, columns, generator=torch.Generator().manual_seed(x_rows)).bfloat16()
-    out = int4_kernel.tile_mm(x, weight["packed"], weight["scale_zero"], group, tiles.variant)
+    out = cpu_kernels.tile_mm(x, weight["packed"], weight["scale_zero"], group, tiles.variant)
     bf16_weight = weight["reference"].bfloat16().double()
     exact = x.double() @ bf16_weight.t()
     u32, u16 = UNIT_ROUNDOFF[torch.float32], UNIT_ROUNDOFF[torch.bfloat16]
@@ -344,7 +344,7 @@ def test_tile_products_are_the_bf16_weights_summed_in_fp32(
     # fp32 scales (fp32 activations' tables) give the same weights: they are bf16 values.
     fp32_scales = weight["scale_zero"].float()
     assert torch.equal(
-        int4_kernel.tile_mm(x, weight["packed"], fp32_scales, group, tiles.variant), out
+        cpu_kernels.tile_mm(x, weight["packed"], fp32_scales, group, tiles.variant), out
     )
 
 
@@ -353,9 +353,9 @@ def test_tile_products_of_every_row_do_not_depend_on_the_rows_beside_it(tiles) -
     or among 299 others."""
     weight = _random_weight(128, 512, 64, seed=3)
     x = torch.randn(300, 512, generator=torch.Generator().manual_seed(4)).bfloat16()
-    together = int4_kernel.tile_mm(x, weight["packed"], weight["scale_zero"], 64, tiles.variant)
+    together = cpu_kernels.tile_mm(x, weight["packed"], weight["scale_zero"], 64, tiles.variant)
     for row in (0, 31, 32, 287, 299):
-        alone = int4_kernel.tile_mm(
+        alone = cpu_kernels.tile_mm(
             x[row : row + 1], weight["packed"], weight["scale_zero"], 64, tiles.variant
         )
         assert torch.equal(alone[0], together[row])
@@ -365,11 +365,11 @@ def test_tile_products_refuse_what_they_cannot_take_with_the_reason(tiles) -> No
     weight = _random_weight(64, 256, 64, seed=5)
     packed, scale_zero = weight["packed"], weight["scale_zero"]
     with pytest.raises(RuntimeError, match="x must be bfloat16"):
-        int4_kernel.tile_mm(torch.zeros(2, 256), packed, scale_zero, 64, tiles.variant)
+        cpu_kernels.tile_mm(torch.zeros(2, 256), packed, scale_zero, 64, tiles.variant)
     with pytest.raises(RuntimeError, match="columns, x has 128"):
-        int4_kernel.tile_mm(torch.zeros(2, 128).bfloat16(), packed, scale_zero, 64, tiles.variant)
+        cpu_kernels.tile_mm(torch.zeros(2, 128).bfloat16(), packed, scale_zero, 64, tiles.variant)
     narrow = _random_weight(64, 48, 16, seed=6)
     with pytest.raises(RuntimeError, match="columns must be a multiple of 32"):
-        int4_kernel.tile_mm(
+        cpu_kernels.tile_mm(
             torch.zeros(2, 48).bfloat16(), narrow["packed"], narrow["scale_zero"], 16, tiles.variant
         )

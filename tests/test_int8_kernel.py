@@ -11,19 +11,19 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from serving.quantization import int4_kernel  # noqa: E402
+from serving.quantization import cpu_kernels  # noqa: E402
 
-MACHINE_VARIANTS, UNSUPPORTED = int4_kernel.machine_variants()
+MACHINE_VARIANTS, UNSUPPORTED = cpu_kernels.machine_variants()
 ROWS, COLUMNS = 320, 512
 # bf16 keeps 8 significant bits: rounding to it moves a value by up to 2^-8 of itself.
 BF16_UNIT_ROUNDOFF = 2.0**-8
 
 
 @pytest.fixture(scope="module", params=[None] if UNSUPPORTED else MACHINE_VARIANTS or [None])
-def variant(request: pytest.FixtureRequest) -> int4_kernel.Variant:
+def variant(request: pytest.FixtureRequest) -> cpu_kernels.Variant:
     if request.param is None:
-        pytest.skip(f"our int8 kernel does not run here: {int4_kernel.load().reason}")
-    loaded = int4_kernel.load_variant(request.param)
+        pytest.skip(f"our int8 kernel does not run here: {cpu_kernels.load().reason}")
+    loaded = cpu_kernels.load_variant(request.param)
     if not loaded.available or loaded.variant is None:
         pytest.skip(f"our int8 kernel does not run here: {loaded.reason}")
     return loaded.variant
@@ -52,7 +52,7 @@ def _bound(x: torch.Tensor, weight: torch.Tensor, scales: torch.Tensor) -> torch
 def test_it_computes_the_product_to_within_its_rounding(variant, rows: int) -> None:
     weight, scales = _table(ROWS, COLUMNS, seed=rows)
     x = torch.randn(rows, COLUMNS, generator=torch.Generator().manual_seed(100 + rows)).bfloat16()
-    out = int4_kernel.int8_mm(x, weight, scales, variant)
+    out = cpu_kernels.int8_mm(x, weight, scales, variant)
     assert out.dtype == torch.bfloat16 and out.shape == (rows, ROWS)
     error = (out.double() - _exact(x, weight, scales)).abs()
     assert bool((error <= _bound(x, weight, scales)).all()), float(error.max())
@@ -61,7 +61,7 @@ def test_it_computes_the_product_to_within_its_rounding(variant, rows: int) -> N
 def test_it_agrees_with_torchs_int8_gemm(variant) -> None:
     weight, scales = _table(ROWS, COLUMNS, seed=3)
     x = torch.randn(3, COLUMNS, generator=torch.Generator().manual_seed(4)).bfloat16()
-    ours = int4_kernel.int8_mm(x, weight, scales, variant).double()
+    ours = cpu_kernels.int8_mm(x, weight, scales, variant).double()
     torchs = torch._weight_int8pack_mm(x, weight, scales).double()
     # Each is rounded to bf16 once, from sums that differ far less: mostly the same bits.
     difference = (ours - torchs).abs()
@@ -76,14 +76,14 @@ def test_long_rows_widen_their_sums_before_they_can_overflow(variant) -> None:
     weight = torch.full((64, columns), -128, dtype=torch.int8)
     scales = torch.ones(64, dtype=torch.float32)
     x = torch.full((1, columns), -1.0, dtype=torch.float32)
-    out = int4_kernel.int8_mm(x, weight, scales, variant)
+    out = cpu_kernels.int8_mm(x, weight, scales, variant)
     assert out.tolist() == [pytest.approx([128.0 * columns] * 64, rel=1e-6)]
 
 
 def test_fp32_activations_and_scales_stay_fp32(variant) -> None:
     weight, scales = _table(ROWS, COLUMNS, seed=5)
     x = torch.randn(2, COLUMNS, generator=torch.Generator().manual_seed(6))
-    out = int4_kernel.int8_mm(x, weight, scales.float(), variant)
+    out = cpu_kernels.int8_mm(x, weight, scales.float(), variant)
     assert out.dtype == torch.float32
     error = (out.double() - _exact(x, weight, scales)).abs()
     step = x.double().abs().amax(-1, keepdim=True) / 32767
@@ -95,7 +95,7 @@ def test_a_row_of_zeros_gives_exact_zeros(variant) -> None:
     weight, scales = _table(ROWS, COLUMNS, seed=7)
     x = torch.zeros(2, COLUMNS, dtype=torch.bfloat16)
     x[1, 5] = 1.0
-    out = int4_kernel.int8_mm(x, weight, scales, variant)
+    out = cpu_kernels.int8_mm(x, weight, scales, variant)
     assert torch.equal(out[0], torch.zeros(ROWS, dtype=torch.bfloat16))
     assert out[1].float().tolist() == pytest.approx(
         (weight[:, 5].float() * scales.float()).tolist(), rel=BF16_UNIT_ROUNDOFF
@@ -105,18 +105,18 @@ def test_a_row_of_zeros_gives_exact_zeros(variant) -> None:
 def test_shapes_it_cannot_multiply_are_refused_with_the_reason(variant) -> None:
     weight, scales = _table(ROWS, COLUMNS, seed=8)
     with pytest.raises(RuntimeError, match="columns"):
-        int4_kernel.int8_mm(torch.randn(1, COLUMNS - 32), weight, scales, variant)
+        cpu_kernels.int8_mm(torch.randn(1, COLUMNS - 32), weight, scales, variant)
     with pytest.raises(RuntimeError, match="multiple of"):
-        int4_kernel.int8_mm(torch.randn(1, 40), weight[:, :40], scales, variant)
+        cpu_kernels.int8_mm(torch.randn(1, 40), weight[:, :40], scales, variant)
     with pytest.raises(RuntimeError, match="one scale per weight row"):
-        int4_kernel.int8_mm(torch.randn(1, COLUMNS), weight, scales[:-1], variant)
+        cpu_kernels.int8_mm(torch.randn(1, COLUMNS), weight, scales[:-1], variant)
 
 
 def test_the_head_runs_on_our_build_where_it_loads_and_on_torchs_elsewhere() -> None:
-    loaded = int4_kernel.load()
-    chosen = int4_kernel.int8_table_kernel(COLUMNS)
+    loaded = cpu_kernels.load()
+    chosen = cpu_kernels.int8_table_kernel(COLUMNS)
     assert chosen == loaded
-    odd_width = int4_kernel.int8_table_kernel(COLUMNS + 16)
+    odd_width = cpu_kernels.int8_table_kernel(COLUMNS + 16)
     assert not odd_width.available and odd_width.variant is None
     reason = loaded.reason if not loaded.available else "not a multiple of 32"
     assert reason in odd_width.reason
@@ -125,6 +125,6 @@ def test_the_head_runs_on_our_build_where_it_loads_and_on_torchs_elsewhere() -> 
     weight, scales = _table(ROWS, COLUMNS, seed=9)
     x = torch.randn(2, COLUMNS, generator=torch.Generator().manual_seed(10)).bfloat16()
     for variant in (None, chosen.variant):
-        out = int4_kernel.int8_table_mm(x, weight, scales, variant).double()
+        out = cpu_kernels.int8_table_mm(x, weight, scales, variant).double()
         error = (out - _exact(x, weight, scales)).abs()
         assert bool((error <= _bound(x, weight, scales)).all()), (variant, float(error.max()))

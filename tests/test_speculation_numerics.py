@@ -76,7 +76,7 @@ def _rows_alone_equal_rows_together(multiply: object, columns: int) -> bool:
 
 
 def test_w4a16_layers_and_table_give_a_row_the_same_result_beside_others() -> None:
-    from serving.quantization import int4_kernel, int4pack
+    from serving.quantization import cpu_kernels, int4pack
     from serving.quantization.measure import GROUP_SIZE, random_int4_weight, random_int8_table
     from serving.quantization.timings import Matrix
 
@@ -89,7 +89,7 @@ def test_w4a16_layers_and_table_give_a_row_the_same_result_beside_others() -> No
     )
     head = Matrix(name="output_head", rows=4096, columns=512, per_token=1)
     table, row_scales = random_int8_table(head, generator)
-    variant = int4_kernel.int8_table_kernel(head.columns).variant
+    variant = cpu_kernels.int8_table_kernel(head.columns).variant
     assert _rows_alone_equal_rows_together(
-        lambda x: int4_kernel.int8_table_mm(x, table, row_scales, variant), head.columns
+        lambda x: cpu_kernels.int8_table_mm(x, table, row_scales, variant), head.columns
     )

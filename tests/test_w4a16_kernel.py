@@ -8,7 +8,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from serving.quantization import int4_kernel, int4_layout, int4pack  # noqa: E402
+from serving.quantization import cpu_kernels, int4_layout, int4pack  # noqa: E402
 from tests.int4_bounds import UNIT_ROUNDOFF, term_sizes  # noqa: E402
 
 GROUP = 64
@@ -112,7 +112,7 @@ def _plans_this_cpu_runs() -> list[int4pack.KernelPlan]:
     """Every few-row kernel and many-row path this machine can execute, forced one by one: each
     GEMM precision, and on the AMX build its tile products too."""
     layout = int4_layout.native_layout()
-    builds = [build for build in int4_kernel.loadable_variants() if build.variant]
+    builds = [build for build in cpu_kernels.loadable_variants() if build.variant]
     plans = [
         int4pack.KernelPlan(layout, "tinygemm", 64, gemm, "forced by the test")
         for gemm in (torch.float32, torch.bfloat16)
@@ -157,7 +157,7 @@ def _error_bound(
     bound = relative * magnitude + output
     if plan.few_rows != "tinygemm":
         group_max = x.double().abs().view(rows, -1, GROUP).amax(-1)
-        half_step = (group_max / int4_kernel.ACTIVATION_LEVELS / 2).repeat_interleave(GROUP, dim=1)
+        half_step = (group_max / cpu_kernels.ACTIVATION_LEVELS / 2).repeat_interleave(GROUP, dim=1)
         bound = bound + half_step @ terms.t()
     return 1.01 * bound
 
@@ -195,14 +195,14 @@ def test_the_plan_dequantizes_from_its_threshold(weight: dict, plan: int4pack.Ke
             packed, scale_zero, GROUP, plan.prefill_dtype, plan.layout
         )
     else:
-        expected_few = int4_kernel.int4_mm(few, packed, scale_zero, GROUP, plan.few_rows)
+        expected_few = cpu_kernels.int4_mm(few, packed, scale_zero, GROUP, plan.few_rows)
         # our one-pass dequantizer rounds once where torch's ops round each step
-        dequantized = int4_kernel.dequantize_rows(
+        dequantized = cpu_kernels.dequantize_rows(
             packed, scale_zero, GROUP, 0, packed.shape[0], plan.prefill_dtype, plan.few_rows
         )
     if plan.tiles:
         assert plan.few_rows != "tinygemm"
-        expected_many = int4_kernel.tile_mm(many, packed, scale_zero, GROUP, plan.few_rows)
+        expected_many = cpu_kernels.tile_mm(many, packed, scale_zero, GROUP, plan.few_rows)
     else:
         expected_many = torch.mm(many.to(plan.prefill_dtype), dequantized).to(many.dtype)
     assert torch.equal(int4pack.linear(few, packed, scale_zero, GROUP, plan), expected_few)
@@ -248,12 +248,12 @@ def test_shapes_the_kernel_cannot_take_are_refused() -> None:
 # -- the choice itself, for CPUs this one is not ---------------------------------------------------
 
 AVX512_LAYOUT = int4_layout.AVX512_LAYOUT
-BUILT = int4_kernel.KernelStatus(True, "built for this AVX2 CPU", "avx2")
-BUILT_AVX512 = int4_kernel.KernelStatus(True, "built for this AVX-512 CPU", "avx512")
-BUILT_VNNI = int4_kernel.KernelStatus(True, "built for this AVX-512 VNNI CPU", "avx512_vnni")
-BUILT_AMX = int4_kernel.KernelStatus(True, "built for this AMX CPU", "amx")
+BUILT = cpu_kernels.KernelStatus(True, "built for this AVX2 CPU", "avx2")
+BUILT_AVX512 = cpu_kernels.KernelStatus(True, "built for this AVX-512 CPU", "avx512")
+BUILT_VNNI = cpu_kernels.KernelStatus(True, "built for this AVX-512 VNNI CPU", "avx512_vnni")
+BUILT_AMX = cpu_kernels.KernelStatus(True, "built for this AMX CPU", "amx")
 VNNI_FLAGS = {"avx512_vnni", "avx512vbmi"}
-NO_COMPILER = int4_kernel.KernelStatus(False, "no C++ compiler on PATH to build it")
+NO_COMPILER = cpu_kernels.KernelStatus(False, "no C++ compiler on PATH to build it")
 
 
 @pytest.mark.parametrize(
@@ -340,7 +340,7 @@ NO_COMPILER = int4_kernel.KernelStatus(False, "no C++ compiler on PATH to build 
 def test_the_plan_for_each_cpu_class(
     flags: set[str],
     layout: int4_layout.PackLayout,
-    kernel: int4_kernel.KernelStatus,
+    kernel: cpu_kernels.KernelStatus,
     activations: torch.dtype,
     expected: tuple[str, int, torch.dtype],
 ) -> None:

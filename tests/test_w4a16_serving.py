@@ -37,7 +37,7 @@ from safetensors import safe_open  # noqa: E402
 
 from serving import launcher  # noqa: E402
 from serving.checkpoint import SparkConfig, make_checkpoint, spark_config  # noqa: E402
-from serving.quantization import int4_kernel, int4pack  # noqa: E402
+from serving.quantization import cpu_kernels, int4pack  # noqa: E402
 from serving.quantization.quantize import quantize_checkpoint  # noqa: E402
 from serving.reference_forward import spark_logits  # noqa: E402
 
@@ -127,12 +127,12 @@ def test_served_w4a16_matches_the_dequantized_reference(tmp_path: Path, table_bi
     assert PLAN.prefill_dtype == torch.float32
 
     # The int8 table's head rounds its input on our kernel at every row count, the prompt's too.
-    table_kernel = int4_kernel.int8_table_kernel(HIDDEN_SIZE)
+    table_kernel = cpu_kernels.int8_table_kernel(HIDDEN_SIZE)
     table_rounds = table_bits == 8 and table_kernel.available
     if table_bits == 8:
         on = f"our {table_kernel.label} int8 kernel" if table_rounds else "torch's int8 GEMM"
         assert f"output head on {on}" in server_log
-    head_input = int4_kernel.rounded_rows if table_rounds else None
+    head_input = cpu_kernels.rounded_rows if table_rounds else None
     head_rounded = torch.log_softmax(
         spark_logits(config, weights, tokens, head_input=head_input), dim=-1
     )
@@ -148,7 +148,7 @@ def test_served_w4a16_matches_the_dequantized_reference(tmp_path: Path, table_bi
         if PLAN.few_rows == "tinygemm":
             return x
         decoded = x.clone()
-        decoded[PROMPT_TOKENS:] = int4_kernel.rounded_activations(x[PROMPT_TOKENS:], GROUP_SIZE)
+        decoded[PROMPT_TOKENS:] = cpu_kernels.rounded_activations(x[PROMPT_TOKENS:], GROUP_SIZE)
         return decoded
 
     rounded = torch.log_softmax(

@@ -524,10 +524,10 @@ class _ServingStack:
                 decode_read_bytes=decode_read_bytes(source),
             )
         if scheme == "w4a16":
-            from serving.quantization import int4_kernel
+            from serving.quantization import cpu_kernels
 
             # Built once per machine: the server's load time must not include the compiler.
-            int4_kernel.load()
+            cpu_kernels.load()
         started = time.monotonic()
         reused = (self._folder(scheme) / "config.json").is_file()
         try:

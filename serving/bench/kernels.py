@@ -35,7 +35,7 @@ import torch
 from pydantic import BaseModel
 
 from serving.checkpoint import Shape, SparkConfig, spark_config
-from serving.quantization import int4_kernel, int4pack
+from serving.quantization import cpu_kernels, int4pack
 from serving.quantization.measure import (
     GROUP_SIZE,
     head_matrix,
@@ -110,13 +110,13 @@ def _kernels() -> tuple[dict[str, Kernel], str]:
     """The few-row kernels to time: torch's and every build of ours this CPU runs (the fastest
     first); and the many-row path as the plan runs it."""
     kernels: dict[str, Kernel] = {"tinygemm": int4pack.tinygemm_mm}
-    builds = [(s.variant, s.label) for s in int4_kernel.loadable_variants() if s.variant]
+    builds = [(s.variant, s.label) for s in cpu_kernels.loadable_variants() if s.variant]
     for variant, _ in builds:
-        kernels[variant] = functools.partial(int4_kernel.int4_mm, variant=variant)
+        kernels[variant] = functools.partial(cpu_kernels.int4_mm, variant=variant)
     plan = int4pack.machine_plan("adaptive", torch.bfloat16)
     # the plan's path at every row count
     kernels[PREFILL] = functools.partial(int4pack.linear, plan=_from_first_row(plan))
-    availability = ", ".join(label for _, label in builds) or int4_kernel.load().reason
+    availability = ", ".join(label for _, label in builds) or cpu_kernels.load().reason
     return kernels, availability
 
 
@@ -131,12 +131,12 @@ def _table_kernels(
 ) -> dict[str, Callable[[torch.Tensor], torch.Tensor]]:
     """The int8 head on torch's kernel and on every build of ours this CPU runs."""
     kernels: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
-        TORCH_INT8: lambda x: int4_kernel.int8_table_mm(x, weight, scales, None)
+        TORCH_INT8: lambda x: cpu_kernels.int8_table_mm(x, weight, scales, None)
     }
-    for status in int4_kernel.loadable_variants():
+    for status in cpu_kernels.loadable_variants():
         if status.variant is not None:
             kernels[TABLE_PREFIX + status.variant] = functools.partial(
-                int4_kernel.int8_mm, weight=weight, scales=scales, variant=status.variant
+                cpu_kernels.int8_mm, weight=weight, scales=scales, variant=status.variant
             )
     return kernels
 
@@ -273,10 +273,10 @@ def layer_matrices_of(matrices: Sequence[Matrix]) -> list[Matrix]:
     return [matrix for matrix in matrices if matrix.per_token > 1]
 
 
-def _plain_reads(buffer: torch.Tensor, variant: int4_kernel.Variant | None) -> int:
+def _plain_reads(buffer: torch.Tensor, variant: cpu_kernels.Variant | None) -> int:
     if variant is None:  # no build of ours here: torch's own sum reads it too
         return int(buffer.view(torch.int64).sum())
-    return int4_kernel.sum_words(buffer, variant)
+    return cpu_kernels.sum_words(buffer, variant)
 
 
 def _decode_step(
@@ -293,7 +293,7 @@ def _decode_step(
     ]
     head = head_matrix(config)
     table, table_scales = random_int8_table(head, generator)
-    table_variant = int4_kernel.int8_table_kernel(head.columns).variant
+    table_variant = cpu_kernels.int8_table_kernel(head.columns).variant
     x = {
         columns: torch.randn(count, columns, generator=generator).bfloat16()
         for columns in {matrix.columns for matrix in [*matrices, head]}
@@ -305,7 +305,7 @@ def _decode_step(
                 int4pack.linear(x[matrix.columns], packed, scale_zero, GROUP_SIZE, plan)
 
     def head_product() -> None:
-        int4_kernel.int8_table_mm(x[head.columns], table, table_scales, table_variant)
+        cpu_kernels.int8_table_mm(x[head.columns], table, table_scales, table_variant)
 
     buffer = torch.ones(READ_BYTES, dtype=torch.uint8)
     samples = _interleaved_samples(

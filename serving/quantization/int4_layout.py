@@ -59,7 +59,7 @@ class PackLayout:
         return rows // self.block_rows, column, high * 4
 
 
-# torch's AVX2 and AVX-512 code: the layouts our own kernel (`int4_kernel`) reads.
+# torch's AVX2 and AVX-512 code: the layouts our own int4 kernel (`cpu_kernels`) reads.
 AVX2_LAYOUT = PackLayout(block_rows=32, half_split=True)
 AVX512_LAYOUT = PackLayout(block_rows=64, half_split=True)
 _CANDIDATE_LAYOUTS = (

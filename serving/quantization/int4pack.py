@@ -1,6 +1,6 @@
 """Four-bit weights in torch's CPU int4 layout: repacking, the linear op, the embedding lookup.
 
-Decode runs on our int4 kernel (`int4_kernel`, AVX2 or AVX-512) where it applies, else on torch's
+Decode runs on our int4 kernel (`cpu_kernels`, AVX2 or AVX-512) where it applies, else on torch's
 `_weight_int4pack_mm_for_cpu` (tinygemm); both read the same packed tensor. Their cost grows
 with the number of rows they multiply, so from the plan's `prefill_min_rows` rows the weight is
 dequantized from that same packed tensor, a block of output rows at a time, and multiplied by
@@ -26,7 +26,7 @@ from typing import Literal
 
 import torch
 
-from serving.quantization import int4_kernel
+from serving.quantization import cpu_kernels
 from serving.quantization.hardware import native_bf16, probe_hardware
 from serving.quantization.int4_layout import ROW_ALIGNMENT, PackLayout, native_layout
 
@@ -172,7 +172,7 @@ def choose_plan(
     activations: torch.dtype,
     cpu_flags: set[str],
     layout: PackLayout,
-    ours: int4_kernel.KernelStatus,
+    ours: cpu_kernels.KernelStatus,
 ) -> KernelPlan:
     """The plan for activations of `activations` on a machine described by the other arguments.
 
@@ -190,7 +190,7 @@ def choose_plan(
         return KernelPlan(layout, "tinygemm", NEVER_DEQUANTIZE, prefill, "the baseline method")
     if not ours.available or ours.variant is None:
         return KernelPlan(layout, "tinygemm", TINYGEMM_PREFILL_MIN_ROWS, prefill, ours.reason)
-    if activations not in int4_kernel.SCALE_DTYPES:
+    if activations not in cpu_kernels.SCALE_DTYPES:
         reason = f"our int4 kernel takes no {activations} scales"
         return KernelPlan(layout, "tinygemm", TINYGEMM_PREFILL_MIN_ROWS, prefill, reason)
     if ours.tiles and prefill == torch.bfloat16:
@@ -209,7 +209,7 @@ def choose_plan(
 def machine_plan(path: KernelPath, activations: torch.dtype) -> KernelPlan:
     """`choose_plan` for this process's CPU and torch build (probes run once per process)."""
     flags = set(probe_hardware().cpu_flags)
-    return choose_plan(path, activations, flags, native_layout(), int4_kernel.load())
+    return choose_plan(path, activations, flags, native_layout(), cpu_kernels.load())
 
 
 def dequantized_matmul(
@@ -285,7 +285,7 @@ def linear(
 ) -> torch.Tensor:
     """x [M, K] times the int4 weight on the kernels the plan names for M rows."""
     if plan.few_rows != "tinygemm":
-        return int4_kernel.linear(
+        return cpu_kernels.linear(
             x,
             packed,
             scale_zero,

@@ -36,7 +36,7 @@ from pathlib import Path
 import torch
 
 from serving.checkpoint import Shape, SparkConfig, spark_config
-from serving.quantization import int4_kernel, int4pack
+from serving.quantization import cpu_kernels, int4pack
 from serving.quantization.hardware import HardwareProfile
 from serving.quantization.timings import BuildTiming, Matrix, Measurement, cache_path
 from serving.schemes import SCHEMES, Scheme
@@ -113,8 +113,8 @@ def random_int8_table(
 def _int8_table_multiply(matrix: Matrix, generator: torch.Generator) -> Multiply:
     """The int8 table on the kernel our vLLM method picks for it in this process."""
     weight, scales = random_int8_table(matrix, generator)
-    variant = int4_kernel.int8_table_kernel(matrix.columns).variant
-    return lambda x: int4_kernel.int8_table_mm(x, weight, scales, variant)
+    variant = cpu_kernels.int8_table_kernel(matrix.columns).variant
+    return lambda x: cpu_kernels.int8_table_mm(x, weight, scales, variant)
 
 
 UNTIMED: dict[Scheme, str] = {

@@ -5,7 +5,7 @@ quantization method's name (not on the checkpoint's quantization_config): graphs
 different paths must never share a cached artifact.
 
 - `phone_agent_w4a16`: below the plan's `prefill_min_rows` rows our int4 kernel (AVX2,
-  AVX-512 or AVX-512 VNNI) where it could be built (`int4_kernel` says where not), torch's
+  AVX-512 or AVX-512 VNNI) where it could be built (`cpu_kernels` says where not), torch's
   tinygemm elsewhere; dequantize + GEMM above;
 - `phone_agent_w4a16_tinygemm`: torch's tinygemm for every row count, the baseline the other
   path is measured against.
@@ -38,7 +38,7 @@ from vllm.model_executor.layers.quantization.base_config import (
 from vllm.model_executor.layers.vocab_parallel_embedding import VocabParallelEmbedding
 from vllm.model_executor.utils import set_weight_attrs
 
-from serving.quantization import int4_kernel, int4pack
+from serving.quantization import cpu_kernels, int4pack
 from serving.quantization.int4pack import KernelPath
 from serving.schemes import W4A16_METHOD
 
@@ -59,9 +59,9 @@ def _plan(path: KernelPath, activations: torch.dtype) -> int4pack.KernelPlan:
 
 
 @functools.cache
-def _table_variant(columns: int) -> int4_kernel.Variant | None:
+def _table_variant(columns: int) -> cpu_kernels.Variant | None:
     """Our build for the int8 table's head, or None for torch's; logged once per process."""
-    kernel = int4_kernel.int8_table_kernel(columns)
+    kernel = cpu_kernels.int8_table_kernel(columns)
     if kernel.available:
         _log.info("int8 vocabulary table: output head on our %s int8 kernel", kernel.label)
     else:
@@ -220,7 +220,7 @@ class Int8TableMethod(QuantizeMethodBase):
 
     def __init__(self) -> None:
         self.params_dtype = torch.bfloat16
-        self.variant: int4_kernel.Variant | None = None  # our build for the head, once loaded
+        self.variant: cpu_kernels.Variant | None = None  # our build for the head, once loaded
 
     def create_weights(
         self,
@@ -250,7 +250,7 @@ class Int8TableMethod(QuantizeMethodBase):
         self, layer: torch.nn.Module, x: torch.Tensor, bias: torch.Tensor | None = None
     ) -> torch.Tensor:
         rows = x.reshape(-1, x.shape[-1]).to(self.params_dtype)
-        out = int4_kernel.int8_table_mm(
+        out = cpu_kernels.int8_table_mm(
             rows, layer.get_parameter("weight"), layer.get_parameter("weight_scale"), self.variant
         )
         if bias is not None:
