@@ -4,7 +4,8 @@ Every `import` and `from ... import` in the packages, at module level or inside 
 (lazy imports and `TYPE_CHECKING` blocks included), is an edge from the importing module's
 layer to the imported one's. Each layer may import only the layers `MAY_IMPORT` names; an edge
 outside them fails the test, unless `KNOWN_VIOLATIONS` lists it as a dependency still to be
-removed.
+removed. The simulator and serving have no import cycle, and the weight schemes are listed in
+one module only.
 """
 
 from __future__ import annotations
@@ -254,3 +255,53 @@ def test_allowed_imports_pass() -> None:
     ]
     edges = [Edge(Path("x.py"), 1, importer, imported) for importer, imported in allowed]
     assert forbidden(edges) == []
+
+
+def test_serving_has_no_import_cycle() -> None:
+    # The quantization modules layer as hardware, layout, kernels, the W4A16 op, the quantizer,
+    # timings and the choice of weights: a cycle means a lower one reaches up.
+    cycle = import_cycle(module_graph(REPO, "serving"))
+    assert not cycle, "import cycle: " + " -> ".join(cycle)
+
+
+# The module that declares the weight schemes; every list of them derives from its own.
+SCHEMES_MODULE = Path("serving/schemes.py")
+
+
+def scheme_lists(source: str, names: Iterable[str]) -> list[int]:
+    """The lines of tuple, list and set literals in `source` naming two or more of `names`."""
+    known = set(names)
+    return [
+        node.lineno
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Tuple | ast.List | ast.Set)
+        and sum(isinstance(e, ast.Constant) and e.value in known for e in node.elts) >= 2
+    ]
+
+
+def test_only_the_schemes_module_lists_the_weight_schemes() -> None:
+    from serving.schemes import SCHEMES
+
+    found = [
+        f"{path.relative_to(REPO)}:{line}"
+        for package in ("agent", "serving", "evals")
+        for path in sorted((REPO / package).rglob("*.py"))
+        if path.relative_to(REPO) != SCHEMES_MODULE
+        for line in scheme_lists(path.read_text(encoding="utf-8"), SCHEMES)
+    ]
+    assert not found, f"lists of scheme names outside {SCHEMES_MODULE}: {found}"
+
+
+@pytest.mark.parametrize(
+    ("source", "lines"),
+    [
+        ('choices = ("auto", "bf16", "w4a16")\n', [1]),
+        ('def f():\n    return ["w4a8", "w8a8"]\n', [2]),
+        ('if scheme in {"w4a16", "w4a8"}:\n    pass\n', [1]),
+        ('if scheme == "w4a16":\n    pass\n', []),
+        ('pairs = {"F16": "bf16", "Q8_0": "w8a8"}\nprecisions = ("bf16", "fp32")\n', []),
+        ('choices = ("auto", *SCHEMES)\n', []),
+    ],
+)
+def test_a_list_of_scheme_names_is_caught(source: str, lines: list[int]) -> None:
+    assert scheme_lists(source, ("bf16", "w4a16", "w4a8", "w8a8")) == lines
