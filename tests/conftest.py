@@ -7,14 +7,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
-SHARED_DIR = REPO_ROOT.parent / "shared"
-CORPUS_DIR = SHARED_DIR / "corpus" / "uiautomator"
-
-
-def corpus_files() -> list[Path]:
-    """The complete real dumps (not the broken ones), sorted; empty where the corpus is absent."""
-    return sorted(CORPUS_DIR.glob("*.xml")) if CORPUS_DIR.is_dir() else []
+from tests.support.paths import CORPUS_DIR
 
 
 @pytest.fixture

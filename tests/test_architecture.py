@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+from tests.support.paths import REPO_ROOT
+
 PACKAGES = ("agent", "devices", "simulator", "serving", "evals", "fixtures")
 # The CLI: the only place that composes everything. The rest of agent/ is the agent library.
 CLI_MODULES = ("agent.cli", "agent.__main__", "agent.commands")
@@ -115,20 +116,22 @@ def forbidden(edges: Iterable[Edge]) -> list[Edge]:
 def test_no_package_imports_a_layer_it_may_not() -> None:
     new = [
         edge.describe()
-        for edge in forbidden(import_edges(REPO))
+        for edge in forbidden(import_edges(REPO_ROOT))
         if (edge.importer, layer_of(edge.imported)) not in KNOWN_VIOLATIONS
     ]
     assert not new, "forbidden imports (see docs/ARCHITECTURE.md):\n" + "\n".join(new)
 
 
 def test_every_known_violation_still_exists_so_the_list_only_shrinks() -> None:
-    present = {(edge.importer, layer_of(edge.imported)) for edge in forbidden(import_edges(REPO))}
+    present = {
+        (edge.importer, layer_of(edge.imported)) for edge in forbidden(import_edges(REPO_ROOT))
+    }
     gone = sorted(KNOWN_VIOLATIONS - present)
     assert not gone, f"no longer imported, remove from KNOWN_VIOLATIONS: {gone}"
 
 
 def test_every_layer_of_the_tree_has_a_rule() -> None:
-    layers = {layer_of(edge.importer) for edge in import_edges(REPO)}
+    layers = {layer_of(edge.importer) for edge in import_edges(REPO_ROOT)}
     assert layers <= set(MAY_IMPORT)
     assert {"cli", "agent", "devices", "simulator", "serving", "evals"} <= layers
 
@@ -215,7 +218,7 @@ def import_cycle(graph: dict[str, set[str]]) -> list[str]:
 def test_the_simulator_has_no_import_cycle() -> None:
     # The runtime sits below the apps and System UI above them: a cycle, even through a lazy
     # import, means a lower layer reaches up.
-    cycle = import_cycle(module_graph(REPO, "simulator"))
+    cycle = import_cycle(module_graph(REPO_ROOT, "simulator"))
     assert not cycle, "import cycle: " + " -> ".join(cycle)
 
 
@@ -260,7 +263,7 @@ def test_allowed_imports_pass() -> None:
 def test_serving_has_no_import_cycle() -> None:
     # The quantization modules layer as hardware, layout, kernels, the W4A16 op, the quantizer,
     # timings and the choice of weights: a cycle means a lower one reaches up.
-    cycle = import_cycle(module_graph(REPO, "serving"))
+    cycle = import_cycle(module_graph(REPO_ROOT, "serving"))
     assert not cycle, "import cycle: " + " -> ".join(cycle)
 
 
@@ -283,10 +286,10 @@ def test_only_the_schemes_module_lists_the_weight_schemes() -> None:
     from serving.schemes import SCHEMES
 
     found = [
-        f"{path.relative_to(REPO)}:{line}"
+        f"{path.relative_to(REPO_ROOT)}:{line}"
         for package in ("agent", "serving", "evals")
-        for path in sorted((REPO / package).rglob("*.py"))
-        if path.relative_to(REPO) != SCHEMES_MODULE
+        for path in sorted((REPO_ROOT / package).rglob("*.py"))
+        if path.relative_to(REPO_ROOT) != SCHEMES_MODULE
         for line in scheme_lists(path.read_text(encoding="utf-8"), SCHEMES)
     ]
     assert not found, f"lists of scheme names outside {SCHEMES_MODULE}: {found}"

@@ -17,8 +17,8 @@ from agent.loop import RunSettings
 from agent.screen import Screen
 from evals.scripted_model import call, tap
 from simulator import Simulator
-from tests.fake_device import FakePhone
-from tests.loop_harness import run_scripted
+from tests.support.fake_device import FakePhone
+from tests.support.loop_harness import run_scripted
 
 
 def screen_of(page: str = "settings", **state: bool) -> Screen:

@@ -20,7 +20,7 @@ from agent.guards import (
     risky_word,
 )
 from agent.screen import Element, Screen
-from tests.fake_device import FakePhone
+from tests.support.fake_device import FakePhone
 
 
 def screen_of(page: str = "settings", **state: bool) -> Screen:

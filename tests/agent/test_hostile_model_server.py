@@ -32,8 +32,8 @@ from evals.scripted_model import (
     text,
 )
 from simulator import Simulator
-from tests.loop_harness import run_scripted
-from tests.test_model_client import client_for, request
+from tests.support.loop_harness import run_scripted
+from tests.support.model_client import client_for, request
 
 TURN_ON_WIFI = "Turn on Wi-Fi"
 TO_WIFI = (call("open_app", name="Settings"), tap("Network & internet"), tap("Internet"))

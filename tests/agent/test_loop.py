@@ -12,13 +12,13 @@ import pytest
 from agent.actions import Tap, TaskComplete
 from agent.execute import execute
 from agent.loop import RunSettings, Stepper, run_episode
-from agent.model_client import DecisionRequest, ModelReply, PolicyError
+from agent.model_client import ModelReply, PolicyError
 from agent.screen import Screen
 from agent.trajectory import EndRecord, EpisodeRecord, ResultRecord, StepRecord, read_trajectory
 from devices.base import DeviceError, InputNotApplied
 from evals.scripted_model import Scripted, call, index_of, tap
-from tests.fake_device import FakePhone
-from tests.loop_harness import run_scripted
+from tests.support.fake_device import FakePhone
+from tests.support.loop_harness import ScriptedPolicy, run_scripted, tap_reply
 
 
 def test_a_plain_run_is_recorded_step_by_step(tmp_path: Path) -> None:
@@ -69,27 +69,6 @@ def test_step_budget_stops_the_run(tmp_path: Path) -> None:
     )
     assert (episode.result.stop_reason, episode.result.steps) == ("step_budget", 1)
     assert episode.end.detail == "1 steps without finishing"
-
-
-class ScriptedPolicy:
-    """A Python policy: replies in order, or raises what it is given."""
-
-    def __init__(self, *replies: ModelReply | BaseException) -> None:
-        self.replies = list(replies)
-        self.requests: list[DecisionRequest] = []
-
-    def decide(self, request: DecisionRequest) -> ModelReply:
-        self.requests.append(request)
-        reply = self.replies.pop(0)
-        if isinstance(reply, BaseException):
-            raise reply
-        return reply
-
-
-def tap_reply(index: int) -> ModelReply:
-    arguments = json.dumps({"index": index})
-    function = {"name": "tap", "arguments": arguments}
-    return ModelReply(tool_calls=[{"id": "1", "type": "function", "function": function}])
 
 
 def test_ctrl_c_ends_as_aborted_with_a_complete_trajectory(tmp_path: Path) -> None:

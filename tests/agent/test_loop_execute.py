@@ -7,7 +7,7 @@ import pytest
 from agent.actions import LongPress, OpenApp, PressKey, Swipe, Tap, TaskComplete, TypeText, Wait
 from agent.execute import execute, swipe_path
 from agent.screen import Screen
-from tests.fake_device import FakePhone
+from tests.support.fake_device import FakePhone
 
 
 class FieldPhone(FakePhone):

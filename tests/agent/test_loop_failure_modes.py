@@ -10,8 +10,8 @@ from typing import Any
 from agent.loop import RunSettings
 from evals.scripted_model import Scripted, Turn, call, error, hang, raw, screen_lines, tap, text
 from simulator import Simulator
-from tests.fake_device import FakePhone
-from tests.loop_harness import run_scripted
+from tests.support.fake_device import FakePhone
+from tests.support.loop_harness import run_scripted
 
 NETWORK, INTERNET, WIFI = "Network & internet", "Internet", "Wi-Fi"
 TURN_ON_WIFI = "Turn on Wi-Fi"

@@ -6,17 +6,12 @@ import socket
 
 import pytest
 
-from agent import prompt
 from agent.actions import tools_schema
 from agent.model_client import (
-    ClientSettings,
-    DecisionRequest,
     ModelCallError,
-    ModelClient,
     ModelServerUnavailable,
     summarize_reasoning,
 )
-from agent.screen import Screen
 from evals.scripted_model import (
     Scripted,
     ScriptedServer,
@@ -27,28 +22,10 @@ from evals.scripted_model import (
     render_chat,
     text,
 )
-from tests.fake_device import FakePhone
+from tests.support.model_client import client_for, request
 
 COMPACT_TAP = "<tool_call>tap<arg_key>index</arg_key><arg_value>2</arg_value></tool_call>"
 LONG_REASONING = "The goal is Wi-Fi. " * 30 + "So I should open Network and internet first"
-
-
-def request(thinking: bool | None = None) -> DecisionRequest:
-    screen = Screen.parse(FakePhone().dump_xml())
-    user = prompt.user_turn("Turn on Wi-Fi", [], [], screen)
-    return DecisionRequest(
-        goal="Turn on Wi-Fi",
-        step=1,
-        screen=screen,
-        messages=prompt.messages(user),
-        tools=tools_schema(),
-        thinking=thinking,
-    )
-
-
-def client_for(url: str, sleeps: list[float] | None = None, **options: object) -> ModelClient:
-    settings = ClientSettings(base_url=url, backoff_s=0.001, **options)
-    return ModelClient(settings, sleep=(sleeps.append if sleeps is not None else lambda s: None))
 
 
 def test_chat_request_carries_tools_thinking_and_sampling() -> None:

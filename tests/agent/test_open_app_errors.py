@@ -17,7 +17,7 @@ from devices.base import AppNotFound
 from evals.pytest_plugin import AdbEndpoint
 from evals.scripted_model import call, tap
 from simulator import Simulator
-from tests.loop_harness import run_scripted
+from tests.support.loop_harness import run_scripted
 
 TURN_ON_WIFI = "Turn on Wi-Fi"
 TO_WIFI = (tap("Network & internet"), tap("Internet"), tap("Wi-Fi"))

@@ -7,7 +7,7 @@ import pytest
 from agent import prompt
 from agent.actions import OpenApp, Swipe, Tap, TaskComplete, TypeText, Wait
 from agent.screen import Screen
-from tests.fake_device import FakePhone
+from tests.support.fake_device import FakePhone
 
 
 def settings_screen() -> Screen:

@@ -12,7 +12,7 @@ from agent.screen import Screen, ScreenParseError
 from agent.screen_elements import is_edge_strip, is_keyboard_window
 from agent.screen_text import MAX_LABEL_CHARS, clean
 from agent.screen_xml import Node, parse_hierarchy
-from tests.conftest import CORPUS_DIR, corpus_files
+from tests.support.paths import CORPUS_DIR, corpus_files
 
 _INVISIBLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff\u00ad]")
 

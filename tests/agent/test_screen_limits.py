@@ -7,7 +7,7 @@ import pytest
 
 from agent.screen import MAX_ELEMENTS, Screen, ScreenParseError
 from agent.screen_xml import MAX_DUMP_BYTES, MAX_WINDOWS
-from tests.work import lines_run
+from tests.support.work import lines_run
 
 _WIDTH = 1080
 

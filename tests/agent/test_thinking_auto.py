@@ -10,8 +10,8 @@ import pytest
 
 from agent.loop import RunSettings, run_episode
 from agent.model_client import ModelReply
-from tests.fake_device import FakePhone
-from tests.test_loop import ScriptedPolicy, tap_reply
+from tests.support.fake_device import FakePhone
+from tests.support.loop_harness import ScriptedPolicy, tap_reply
 
 
 def _call(name: str, **arguments: object) -> ModelReply:

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from agent.toolparse import ParsedCall, parse_reply
+from tests.support.paths import REPO_ROOT
 
-REPLIES_DIR = Path(__file__).resolve().parents[1] / "fixtures" / "replies"
+REPLIES_DIR = REPO_ROOT / "fixtures" / "replies"
 
 
 def parse_fixture(name: str) -> ParsedCall:

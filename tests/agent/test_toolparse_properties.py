@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from agent import toolparse
 from agent.actions import KEY_NAMES, TOOLS, validate_call
 from agent.toolparse import ParsedCall, parse_reply
-from tests.work import lines_run
+from tests.support.work import lines_run
 
 # A value in the compact form cannot contain the tags that delimit it, and one in a fenced block
 # cannot contain a fence; "<", ">" and "`" are left out of generated text for every form alike.

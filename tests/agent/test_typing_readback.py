@@ -21,7 +21,7 @@ from devices.base import Device
 from evals.pytest_plugin import AdbEndpoint
 from evals.scripted_model import call, index_of, tap
 from simulator import Simulator
-from tests.loop_harness import Episode, run_scripted
+from tests.support.loop_harness import Episode, run_scripted
 
 ROW = "Alice Martin"  # the conversation row: a button that opens a page
 FIELD = "Text message"  # the compose field on that page, not focused when it opens

@@ -15,7 +15,7 @@ import pytest
 
 from agent.cli import main
 from evals.scripted_model import ScriptedServer, call
-from tests.cli_process import REPO_ROOT
+from tests.support.paths import REPO_ROOT
 
 SCREEN = REPO_ROOT / "fixtures" / "screens" / "settings_internet.xml"
 DEV_ZERO = Path("/dev/zero")

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from agent.cli import main
-from tests.conftest import CORPUS_DIR, REPO_ROOT
+from tests.support.paths import CORPUS_DIR, REPO_ROOT
 
 SCREEN = REPO_ROOT / "fixtures" / "screens" / "settings_internet.xml"
 EXPECTED_TEXT = """\

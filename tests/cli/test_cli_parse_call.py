@@ -12,8 +12,9 @@ from typing import Any
 import pytest
 
 from agent.cli import main
+from tests.support.paths import REPO_ROOT
 
-REPLIES_DIR = Path(__file__).resolve().parents[1] / "fixtures" / "replies"
+REPLIES_DIR = REPO_ROOT / "fixtures" / "replies"
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, Any, str]:

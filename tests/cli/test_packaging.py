@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+from tests.support.paths import REPO_ROOT
+
 SOURCES = ("agent", "devices", "simulator", "serving", "evals", "fixtures")
 TEST_DATA = ("fixtures/replies/", "fixtures/screens/", "fixtures/androidworld/")
 
@@ -23,10 +24,10 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     source = tmp_path_factory.mktemp("source")
     for name in SOURCES:
         shutil.copytree(
-            REPO / name, source / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc")
+            REPO_ROOT / name, source / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc")
         )
     for name in ("pyproject.toml", "README.md"):
-        shutil.copy(REPO / name, source / name)
+        shutil.copy(REPO_ROOT / name, source / name)
     out = tmp_path_factory.mktemp("wheel")
     command = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation"]
     built = subprocess.run(
@@ -55,9 +56,9 @@ def test_the_wheel_ships_code_data_and_checkpoints_but_no_test_data(wheel: Path)
         "evals/goals/others_words.jsonl",  # the test split's goals: `eval --split test`
     ):
         assert data in names
-    bundled = REPO / "fixtures" / "models"
+    bundled = REPO_ROOT / "fixtures" / "models"
     shipped = {
-        path.relative_to(REPO).as_posix()
+        path.relative_to(REPO_ROOT).as_posix()
         for path in bundled.rglob("*")
         if path.is_file() and "__pycache__" not in path.parts
     }
@@ -69,7 +70,7 @@ def test_serve_finds_a_bundled_checkpoint_with_its_weights_once_installed(
     wheel: Path, tmp_path: Path
 ) -> None:
     models = sorted(
-        path.parent.name for path in (REPO / "fixtures" / "models").glob("*/config.json")
+        path.parent.name for path in (REPO_ROOT / "fixtures" / "models").glob("*/config.json")
     )
     if not models:
         pytest.skip("no trained checkpoint in fixtures/models")
@@ -93,5 +94,5 @@ def test_serve_finds_a_bundled_checkpoint_with_its_weights_once_installed(
     assert found.returncode == 0, found.stderr[-2000:]
     where, files = found.stdout.splitlines()
     assert Path(where) == installed / "fixtures" / "models" / models[0]
-    expected = {path.name for path in (REPO / "fixtures" / "models" / models[0]).iterdir()}
+    expected = {path.name for path in (REPO_ROOT / "fixtures" / "models" / models[0]).iterdir()}
     assert set(files.split()) == expected

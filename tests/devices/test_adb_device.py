@@ -24,7 +24,7 @@ from devices.adb_text import focused_field, input_text_chunks, typeable_by_input
 from evals.pytest_plugin import AdbEndpoint
 from simulator import Simulator
 from simulator.adbd import LATIN_IME, AdbServer, DumpFault, decode_input_text
-from tests.test_adbd import FakePhone
+from tests.support.adb_phone import FakePhone
 
 pytestmark = pytest.mark.sim_phone(state={"permission_prompts": []})
 

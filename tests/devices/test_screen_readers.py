@@ -24,7 +24,7 @@ from evals.runner import goal_confirmation, oracle_screens
 from simulator import Simulator
 from simulator.adbd import AdbServer, UiAutomationOptions
 from simulator.tasks import TASKS, Task
-from tests.test_u2_server import wait_until
+from tests.support.polling import wait_until
 
 
 def no_sleep(seconds: float) -> None:

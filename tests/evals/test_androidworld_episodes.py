@@ -18,7 +18,7 @@ from agent.trajectory import EndRecord, EpisodeRecord, StepRecord, read_trajecto
 from evals.androidworld.convert import screen_from_aw
 from evals.androidworld.step import AgentStepper
 from evals.report import load_episode
-from tests.androidworld_fake import AndroidWorld, RecordedEnv, ScriptedModel, act, load, tap
+from tests.support.androidworld_fake import AndroidWorld, RecordedEnv, ScriptedModel, act, load, tap
 
 OpenAppSettings = OpenApp(name="Settings")
 

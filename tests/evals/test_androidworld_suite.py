@@ -1,5 +1,5 @@
 """`phone-agent eval --suite androidworld` end to end, offline: android_world's runner, suite,
-registry and checkpoints as stand-ins (tests/androidworld_fake.py), recorded screens for the
+registry and checkpoints as stand-ins (tests/support/androidworld_fake.py), recorded screens for the
 emulator, a scripted model in place of the server's client."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from agent.actions import OpenApp, Swipe
 from agent.cli import main
 from agent.model_client import ClientSettings, DecisionRequest, ModelReply
 from agent.trajectory import EndRecord, EpisodeRecord, read_trajectory
-from tests.androidworld_fake import (
+from tests.support.androidworld_fake import (
     AndroidWorld,
     ScriptedModel,
     act,

@@ -19,6 +19,7 @@ from evals.runner import EvalSettings, Run, Runner
 from simulator import Simulator
 from simulator.state import SETTINGS
 from simulator.tasks import TASKS, TASKS_BY_NAME, Task, done, open_app, tap
+from tests.support.paths import REPO_ROOT
 
 # One seed per task, turning through the detour kinds so that every kind meets every app.
 SEEDED = [(task, number % len(DETOUR_KINDS)) for number, task in enumerate(TASKS)]
@@ -123,7 +124,7 @@ def test_the_seed_picks_the_kind_and_the_same_seed_the_same_detour() -> None:
         [
             sys.executable,
             "-c",
-            "from tests.test_oracle_detours import start; "
+            "from tests.evals.test_oracle_detours import start; "
             "from simulator.tasks import TASKS_BY_NAME; "
             "sim, described = start(TASKS_BY_NAME['SystemWifiTurnOn'], 4); "
             "print(described); print(sim.dump_xml())",
@@ -133,7 +134,7 @@ def test_the_seed_picks_the_kind_and_the_same_seed_the_same_detour() -> None:
         check=True,
         env={**os.environ, "PYTHONHASHSEED": "4242"},
         timeout=120,
-        cwd=Path(__file__).resolve().parents[1],
+        cwd=REPO_ROOT,
     )
     sim, described = start(task, 4)
     assert child.stdout == f"{described}\n{sim.dump_xml()}\n"

@@ -19,8 +19,8 @@ import pytest
 from evals.pytest_plugin import AdbEndpoint, RunAgent, StartScriptedModel
 from evals.scripted_model import SCRIPT_FAILED, call, index_of, screen_lines, tap, text
 from simulator import Simulator
+from tests.support.paths import REPO_ROOT
 
-REPO = Path(__file__).resolve().parents[1]
 EXAMPLE_SECTION = "## Testing your agent with pytest"
 TO_WIFI = [
     call("open_app", name="Settings"),
@@ -48,7 +48,7 @@ def run_pytest_in(directory: Path, *options: str) -> subprocess.CompletedProcess
 
 def documented_example(document: str) -> str:
     """The first python block of the document's section on testing with pytest."""
-    section = (REPO / document).read_text(encoding="utf-8").partition(EXAMPLE_SECTION)[2]
+    section = (REPO_ROOT / document).read_text(encoding="utf-8").partition(EXAMPLE_SECTION)[2]
     block = re.search(r"```python\n(.*?)```", section.partition("\n## ")[0], re.DOTALL)
     assert block, f"{document}'s pytest section has no python example"
     return block[1]

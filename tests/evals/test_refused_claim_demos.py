@@ -20,7 +20,7 @@ from evals.detours import refusable
 from evals.scripted_model import Scripted, call
 from simulator import Simulator
 from simulator.tasks import TASKS, TASKS_BY_NAME
-from tests.loop_harness import run_scripted
+from tests.support.loop_harness import run_scripted
 
 
 def scripted(target: dict[str, Any]) -> Scripted:

@@ -12,7 +12,7 @@ torch = pytest.importorskip("torch")
 from serving.bench import kernels  # noqa: E402
 from serving.checkpoint import spark_config  # noqa: E402
 from serving.quantization import cpu_kernels, int4pack  # noqa: E402
-from tests.cli_process import run_cli  # noqa: E402
+from tests.support.cli_process import run_cli  # noqa: E402
 
 
 def test_a_token_of_the_real_shape_passes_through_every_int4_matrix_of_the_model() -> None:

@@ -16,7 +16,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from serving.quantization import cpu_kernels, int4_layout, int4pack  # noqa: E402
-from tests.int4_bounds import UNIT_ROUNDOFF, term_sizes, weight_parts  # noqa: E402
+from tests.support.int4_bounds import UNIT_ROUNDOFF, term_sizes, weight_parts  # noqa: E402
 
 GROUP = 64
 ROWS, COLUMNS = 192, 512

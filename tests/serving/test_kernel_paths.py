@@ -12,19 +12,19 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+
+from tests.support.paths import REPO_ROOT
 
 torch = pytest.importorskip("torch")
 
 pytestmark = pytest.mark.slow  # runs the kernel test files again in a fresh process per capability
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
 KERNEL_TESTS = [
-    "tests/test_int4_kernel.py",
-    "tests/test_int8_kernel.py",
-    "tests/test_w4a16_kernel.py",
+    "tests/serving/test_int4_kernel.py",
+    "tests/serving/test_int8_kernel.py",
+    "tests/serving/test_w4a16_kernel.py",
 ]
 # torch's capabilities, lowest first, as `ATEN_CPU_CAPABILITY` and `get_cpu_capability` spell them.
 CAPABILITIES = ["default", "avx2", "avx512"]

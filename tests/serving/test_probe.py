@@ -17,8 +17,8 @@ from serving.quantization import hardware, timings
 from serving.quantization.hardware import HardwareProfile, probe_hardware
 from serving.quantization.probe import select_weight_path
 from serving.quantization.timings import BuildTiming, Measurement
+from tests.support.paths import REPO_ROOT
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
 AMX_FLAGS = "fpu avx2 fma avx512f avx512_bf16 avx512_vnni amx_tile amx_bf16 amx_int8"
 
 

@@ -17,8 +17,8 @@ from safetensors import safe_open  # noqa: E402
 from serving.checkpoint import make_checkpoint  # noqa: E402
 from serving.quantization import int4pack, quantize  # noqa: E402
 from serving.schemes import QUANTIZED_SCHEMES, VLLM_METHODS  # noqa: E402
+from tests.support.paths import REPO_ROOT  # noqa: E402
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
 QKV = "model.layers.0.self_attn.q_k_v_proj"
 
 

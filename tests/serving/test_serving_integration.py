@@ -26,7 +26,7 @@ from serving.launcher import group_members
 from serving.quantization import compare
 from serving.training.data import parse_demo, read_demo_lines
 from simulator.tasks import TASKS_BY_NAME
-from tests.cli_process import DetachedServer, run_cli, serve_detached
+from tests.support.cli_process import DetachedServer, run_cli, serve_detached
 
 # Starts a real model server: capped above the start-up limit it passes to `serve` (900 s).
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1200)]

@@ -15,7 +15,8 @@ import pytest
 from serving import launcher
 from serving.checkpoint import spark_config
 from serving.kv_budget import kv_cache_budget
-from tests.cli_process import REPO_ROOT, run_cli
+from tests.support.cli_process import run_cli
+from tests.support.paths import REPO_ROOT
 
 
 def write_config(directory: Path, shape: str = "tiny") -> Path:

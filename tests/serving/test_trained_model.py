@@ -25,7 +25,7 @@ from evals.splits import TEST_SEEDS, others_words, write_goal_file
 from serving.checkpoint import bundled_checkpoint
 from serving.launcher import group_members
 from simulator.tasks import TASKS_BY_NAME
-from tests.cli_process import run_cli, serve_detached
+from tests.support.cli_process import run_cli, serve_detached
 
 pytestmark = pytest.mark.slow
 

@@ -36,7 +36,8 @@ from serving.training.train import (
     train,
 )
 from simulator.tasks import TASKS_BY_NAME
-from tests.cli_process import run_cli
+from tests.support.cli_process import run_cli
+from tests.support.paths import REPO_ROOT
 
 
 @pytest.fixture(scope="module")
@@ -399,7 +400,7 @@ def test_a_logged_run_shows_progress_each_minute_though_far_from_its_planned_ste
 
 @pytest.mark.slow
 def test_train_command_reports_bad_input_in_one_line(tmp_path: Path) -> None:
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
     missing = run_cli("train", str(tmp_path / "none.jsonl"), "--out", str(tmp_path / "o"), env=env)
     assert missing.returncode == 2
     assert missing.stderr.strip().count("\n") == 0 and "none.jsonl" in missing.stderr
@@ -414,7 +415,7 @@ def test_train_command_reports_bad_input_in_one_line(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_train_command_takes_the_matrix_precision_asked_for(demos: Path, tmp_path: Path) -> None:
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
     out = tmp_path / "fp32"
     done = run_cli(
         "train", str(demos), "--out", str(out), "--device", "cpu", "--steps", "2",

@@ -25,8 +25,8 @@ import serving.vllm_plugin
 from serving.vllm_plugin import register
 from serving.vllm_plugin.model import Spark2_5ForCausalLM
 from serving.vllm_plugin.tool_parser import SparkToolParser
+from tests.support.paths import REPO_ROOT
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
 TOOLS = [
     {
         "type": "function",

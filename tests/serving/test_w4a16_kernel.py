@@ -9,7 +9,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from serving.quantization import cpu_kernels, int4_layout, int4pack  # noqa: E402
-from tests.int4_bounds import UNIT_ROUNDOFF, term_sizes  # noqa: E402
+from tests.support.int4_bounds import UNIT_ROUNDOFF, term_sizes  # noqa: E402
 
 GROUP = 64
 
@@ -96,7 +96,7 @@ def test_dequantizing_from_torchs_layout_gives_the_checkpoints_weight(weight: di
 # -- each path against its own rounding ----------------------------------------------------------
 #
 # A path's error bound, element by element, from where it rounds (first order in the unit
-# roundoffs u, `tests.int4_bounds`; S = |x| @ T^T with T the size of the weight's terms):
+# roundoffs u, `tests.support.int4_bounds`; S = |x| @ T^T with T the size of the weight's terms):
 #   weights dequantized in fp32 ((q - 8) * scale + zero): 2 u32 S;
 #   bf16 GEMM: W rounded to bf16, and x too unless it is bf16 already: u_bf16 S each;
 #   our int4 kernel (AVX2 or AVX-512): x rounded to 16-bit integers, one scale per group g of

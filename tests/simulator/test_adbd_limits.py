@@ -32,8 +32,8 @@ from simulator.adbd import AdbServer
 from simulator.adbd.files import MAX_FILE_BYTES
 from simulator.adbd.memory import MIB, ByteBudget
 from simulator.adbd.server import MEMORY_LIMIT_BYTES
+from tests.support.paths import REPO_ROOT
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
 SERIAL = "emulator-5554"
 
 

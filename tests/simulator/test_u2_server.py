@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-import time
 import xml.etree.ElementTree as ElementTree
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import adbutils
@@ -20,6 +19,7 @@ import simulator.adbd.app_process
 from simulator import Simulator
 from simulator.adbd import AdbServer, UiAutomationOptions
 from simulator.adbd.uiautomator_server import U2_JAR_VERSIONS
+from tests.support.polling import wait_until
 
 JAR = Path(uiautomator2.__file__).parent / "assets" / "u2.jar"
 REMOTE_JAR = "/data/local/tmp/u2.jar"
@@ -47,14 +47,6 @@ def u2(adb_device: adbutils.AdbDevice) -> Iterator[uiautomator2.Device]:
     device = uiautomator2.connect(adb_device)
     yield device
     device.stop_uiautomator()
-
-
-def wait_until(condition: Callable[[], bool], timeout: float = 10.0) -> None:
-    """Poll for something another thread does (not a timing assertion)."""
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "the server never got there"
-        time.sleep(0.01)
 
 
 def http(adb_device: adbutils.AdbDevice, request: bytes, port: int = 9008) -> tuple[int, bytes]:

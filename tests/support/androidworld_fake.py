@@ -30,8 +30,9 @@ from agent.actions import Action, Tap
 from agent.model_client import DecisionRequest, ModelReply
 from evals.bench.t3a import BoundingBox, UIElement
 from evals.oracle import tool_call
+from tests.support.paths import REPO_ROOT
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "androidworld"
+FIXTURES = REPO_ROOT / "fixtures" / "androidworld"
 STEP_NUMBER = "step_number"
 # JSONAction's own checks (android_world/env/json_action.py)
 ACTION_TYPES = {

@@ -9,8 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from serving.launcher import ServerRecord
-
-REPO_ROOT = Path(__file__).resolve().parents[1]
+from tests.support.paths import REPO_ROOT
 
 
 def run_cli(
