@@ -209,9 +209,13 @@ def test_stream_chunks_fold_into_one_reply_and_the_first_token_is_timed() -> Non
 class _CachingStreamServer:
     """Streams chat completions like vLLM (the role chunk comes with the first token) and, like
     a server with a prefix cache, makes that token wait in proportion to the prompt characters
-    it has not seen at the start of an earlier prompt."""
+    it has not seen at the start of an earlier prompt.
 
-    SECONDS_PER_CHAR = 2e-5
+    A cold prompt (some thousands of characters) waits about half a second, so a later step's
+    time to first token stays far below it even when a busy machine adds a tenth of a second
+    to every request."""
+
+    SECONDS_PER_CHAR = 1e-4
 
     def __init__(self, reply: Callable[[dict[str, Any]], tuple[str, dict[str, Any]]]) -> None:
         self.reply = reply

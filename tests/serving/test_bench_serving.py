@@ -341,15 +341,35 @@ def test_a_peer_format_that_fails_is_a_row_with_its_cause_and_no_peer_is_said_so
     assert unwanted.peer == [] and "llama.cpp peer: not requested" in unwanted.not_measured
 
 
+class _StepClock:
+    """A perf_counter that moves only when the fake server says time has passed, so a rate
+    computed from it is exact however busy the machine is."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
 @contextmanager
-def _completions_server(seconds_per_token: float, seconds_to_start: float = 0.0) -> Iterator[str]:
+def _completions_server(
+    seconds_per_token: float, seconds_to_start: float = 0.0, clock: _StepClock | None = None
+) -> Iterator[str]:
     """An OpenAI-style /v1/completions that takes `seconds_to_start` (the prompt's time), then
-    `seconds_per_token` per requested token."""
+    `seconds_per_token` per requested token: slept, or added to `clock` where one is given."""
 
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            time.sleep(seconds_to_start + body["max_tokens"] * seconds_per_token)
+            seconds = seconds_to_start + body["max_tokens"] * seconds_per_token
+            if clock is None:
+                time.sleep(seconds)
+            else:
+                clock.advance(seconds)
             reply = json.dumps({"usage": {"completion_tokens": body["max_tokens"]}}).encode()
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
@@ -380,21 +400,29 @@ def test_simultaneous_streams_add_up_in_the_aggregate_rate() -> None:
     assert four.per_stream_tokens_per_s == pytest.approx(single.per_stream_tokens_per_s, rel=0.5)
 
 
-def test_decode_rate_leaves_out_the_prompt_and_the_first_token() -> None:
+def test_decode_rate_leaves_out_the_prompt_and_the_first_token(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     # 0.3 s before the first token, then 0.01 s a token: 100 tok/s of decode. A rate taken
     # over the whole request would say 58 for 41 tokens.
     import random
+    import types
 
     import httpx
 
-    from serving.bench.builds import measure_decode
+    from serving.bench import builds
 
+    clock = _StepClock()
+    # builds' own clock only: the HTTP client and pytest keep the real one
+    builds_time = types.SimpleNamespace(**{n: getattr(time, n) for n in dir(time) if n[0] != "_"})
+    builds_time.perf_counter = clock
+    monkeypatch.setattr(builds, "time", builds_time)
     with (
-        _completions_server(seconds_per_token=0.01, seconds_to_start=0.3) as base_url,
-        httpx.Client(base_url=base_url) as client,
+        _completions_server(seconds_per_token=0.01, seconds_to_start=0.3, clock=clock) as url,
+        httpx.Client(base_url=url) as client,
     ):
-        rate = measure_decode(client, "m", random.Random(0), 41)
-    assert rate == pytest.approx(100, rel=0.15)
+        rate = builds.measure_decode(client, "m", random.Random(0), 41)
+    assert rate == pytest.approx(100, rel=1e-9)
 
 
 def test_a_group_sample_sums_its_processes_and_names_the_largest_the_worker() -> None:

@@ -125,38 +125,50 @@ def test_thinking_reply_is_split_into_reasoning_and_content(server: DetachedServ
 
 
 def test_agent_runs_three_steps_on_the_simulator(server: DetachedServer, tmp_path: Path) -> None:
-    trajectory = tmp_path / "run.jsonl"
-    result = run_cli(
-        "run",
-        "Turn on Wi-Fi",
-        "--device",
-        "sim",
-        "--max-steps",
-        "3",
-        "--base-url",
-        server.base_url,
-        "--thinking",
-        "off",
-        "--tool-choice",
-        "required",
-        "--trajectory",
-        str(trajectory),
-        "--yes",
-        "--json",
-        env=server.env,
-        timeout=600,
-    )
-    # Random weights choose any tool, so which way the episode ends is open; that the exit
-    # code, the summary and the trajectory all tell the same ending is not.
-    summary = json.loads(result.stdout.strip().splitlines()[-1])
-    assert result.returncode == (0 if summary["stop_reason"] == "completed" else 1), result.stderr
-    lines = [json.loads(line) for line in trajectory.read_text().splitlines()]
-    steps = [line for line in lines if line["type"] == "step"]
-    assert lines[0]["type"] == "episode" and lines[-1]["type"] == "end"
-    assert lines[-1]["stop_reason"] == summary["stop_reason"]
-    assert 1 <= summary["steps"] == len(steps) <= 3
-    # every step reached the server and came back as a parsed tool call
-    assert all(step["call"]["name"] for step in steps), steps
+    def run(name: str) -> tuple[dict, list[dict]]:
+        trajectory = tmp_path / f"{name}.jsonl"
+        result = run_cli(
+            "run",
+            "Turn on Wi-Fi",
+            "--device",
+            "sim",
+            "--max-steps",
+            "3",
+            "--base-url",
+            server.base_url,
+            "--thinking",
+            "off",
+            "--tool-choice",
+            "required",
+            "--temperature",
+            "0",
+            "--trajectory",
+            str(trajectory),
+            "--yes",
+            "--json",
+            env=server.env,
+            timeout=600,
+        )
+        summary = json.loads(result.stdout.strip().splitlines()[-1])
+        # the exit code, the summary and the trajectory tell the same ending
+        assert result.returncode == (0 if summary["stop_reason"] == "completed" else 1), (
+            result.stderr
+        )
+        lines = [json.loads(line) for line in trajectory.read_text().splitlines()]
+        assert lines[0]["type"] == "episode" and lines[-1]["type"] == "end"
+        assert lines[-1]["stop_reason"] == summary["stop_reason"]
+        steps = [line for line in lines if line["type"] == "step"]
+        assert summary["steps"] == len(steps)
+        return summary, steps
+
+    # Random weights choose any tool, so which way the episode ends is open. Greedy, it is the
+    # same ending by the same calls in another process: every step reached the server and came
+    # back as the same parsed tool call.
+    summary, steps = run("first")
+    again, steps_again = run("again")
+    assert 1 <= len(steps) <= 3 and all(step["call"]["name"] for step in steps), steps
+    assert (again["stop_reason"], again["steps"]) == (summary["stop_reason"], summary["steps"])
+    assert [s["call"] for s in steps_again] == [s["call"] for s in steps]
 
 
 def test_compare_prompts_are_the_tokens_the_server_makes_of_the_chat_requests(
