@@ -400,29 +400,53 @@ def test_simultaneous_streams_add_up_in_the_aggregate_rate() -> None:
     assert four.per_stream_tokens_per_s == pytest.approx(single.per_stream_tokens_per_s, rel=0.5)
 
 
-def test_decode_rate_leaves_out_the_prompt_and_the_first_token(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+@pytest.fixture
+def builds_clock(monkeypatch: pytest.MonkeyPatch) -> _StepClock:
+    """The bench's own clock, moved only by the fake server; the HTTP client and pytest keep
+    the real one."""
+    import types
+
+    from serving.bench import builds
+
+    clock = _StepClock()
+    builds_time = types.SimpleNamespace(**{n: getattr(time, n) for n in dir(time) if n[0] != "_"})
+    builds_time.perf_counter = clock
+    monkeypatch.setattr(builds, "time", builds_time)
+    return clock
+
+
+def test_decode_rate_leaves_out_the_prompt_and_the_first_token(builds_clock: _StepClock) -> None:
     # 0.3 s before the first token, then 0.01 s a token: 100 tok/s of decode. A rate taken
     # over the whole request would say 58 for 41 tokens.
     import random
-    import types
 
     import httpx
 
     from serving.bench import builds
 
-    clock = _StepClock()
-    # builds' own clock only: the HTTP client and pytest keep the real one
-    builds_time = types.SimpleNamespace(**{n: getattr(time, n) for n in dir(time) if n[0] != "_"})
-    builds_time.perf_counter = clock
-    monkeypatch.setattr(builds, "time", builds_time)
     with (
-        _completions_server(seconds_per_token=0.01, seconds_to_start=0.3, clock=clock) as url,
+        _completions_server(0.01, seconds_to_start=0.3, clock=builds_clock) as url,
         httpx.Client(base_url=url) as client,
     ):
         rate = builds.measure_decode(client, "m", random.Random(0), 41)
     assert rate == pytest.approx(100, rel=1e-9)
+
+
+def test_a_completion_too_short_to_time_says_so_instead_of_a_rate(
+    builds_clock: _StepClock,
+) -> None:
+    import random
+
+    import httpx
+
+    from serving.bench import builds
+
+    with (
+        _completions_server(0.0, seconds_to_start=0.3, clock=builds_clock) as url,
+        httpx.Client(base_url=url) as client,
+        pytest.raises(RuntimeError, match="too few tokens to time"),
+    ):
+        builds.measure_decode(client, "m", random.Random(0), 8)
 
 
 def test_a_group_sample_sums_its_processes_and_names_the_largest_the_worker() -> None:
@@ -458,7 +482,7 @@ def test_bench_serving_measures_tiny_builds_and_reports_what_cannot_serve(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     command = ["bench", "serving", "--shape", "tiny", "--schemes", "bf16,w4a8", "--runs", "1"]
-    options = ["--decode-tokens", "8", "--prefill-tokens", "32", "--concurrency", "1,2"]
+    options = ["--decode-tokens", "32", "--prefill-tokens", "32", "--concurrency", "1,2"]
     assert main([*command, *options, "--work-dir", str(tmp_path), "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     bf16, w4a8 = report["rows"]
