@@ -1,5 +1,5 @@
-"""`phone-agent bench serving|kernels|speculative`: the model server's benchmarks, beside the
-agent's (`bench prompt|step`).
+"""`phone-agent bench serving|kernels|speculative|profile`: the model server's benchmarks,
+beside the agent's (`bench prompt|step`).
 
 Only the standard library, the CLI's own modules and the names of the weight schemes are
 imported at module level; each handler imports what it measures, so `phone-agent --help` stays
@@ -37,6 +37,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     _add_serving(benchmarks)
     _add_kernels(benchmarks)
     _add_speculative(benchmarks)
+    _add_profile(benchmarks)
 
 
 def _comma_list(parse: Callable[[str], list[Any]]) -> Callable[[str], list[Any]]:
@@ -139,7 +140,6 @@ def _run_serving(args: argparse.Namespace) -> int:
     from serving import launcher
     from serving.bench import schemes
     from serving.bench.llamacpp import PEER_FORMATS
-    from serving.checkpoint import user_cache_dir
 
     settings = schemes.ServingBenchSettings(
         shape=args.shape,
@@ -151,7 +151,7 @@ def _run_serving(args: argparse.Namespace) -> int:
         peer_formats=list(PEER_FORMATS) if args.peer_formats is None else args.peer_formats,
         compiled=args.compiled,
     )
-    work_dir: Path = args.work_dir or user_cache_dir() / "bench-serving" / args.shape
+    work_dir = _work_dir(args)
     with launcher.stop_signals_raise():
         report = schemes.run_serving_bench(
             _ServingStack(work_dir, settings),
@@ -216,7 +216,7 @@ def _run_kernels(args: argparse.Namespace) -> int:
     return 0
 
 
-SPECULATIVE_MAX_MODEL_LEN = 4096  # an agent's prompt (about 2,000 tokens) and its reply
+AGENT_MAX_MODEL_LEN = 4096  # an agent's prompt (about 2,000 tokens) and its reply
 
 
 def _add_speculative(benchmarks: Any) -> None:
@@ -231,23 +231,8 @@ def _add_speculative(benchmarks: Any) -> None:
         "requests, time per output token, a decision with a call of --call-tokens tokens, and "
         "the cores other processes took meanwhile.",
     )
-    _add_shape(parser)
-    parser.add_argument(
-        "--model",
-        metavar="DIR",
-        help="checkpoint to serve, as `serve --model` takes it (default: the random checkpoint "
-        "of --shape that `bench serving` builds)",
-    )
-    parser.add_argument("--weights", choices=SCHEMES, default="w4a16", help="(w4a16)")
-    parser.add_argument(
-        "--requests",
-        type=Path,
-        metavar="FILE",
-        help="chat requests to replay, one JSON body a line (`bench step --record`); default: "
-        "record --steps steps of the agent (thinking off, a call required) on the plain server",
-    )
-    parser.add_argument("--steps", type=int_at_least(1), default=6, metavar="N", help="(6)")
-    parser.add_argument("--episode-steps", type=int_at_least(1), default=3, metavar="N", help="(3)")
+    _add_build(parser)
+    _add_requests(parser)
     parser.add_argument(
         "--speculative-tokens",
         type=int_at_least(1),
@@ -259,6 +244,34 @@ def _add_speculative(benchmarks: Any) -> None:
         "--runs", type=int_at_least(1), default=2, metavar="N", help="replays of the requests (2)"
     )
     parser.add_argument("--call-tokens", type=int_at_least(1), default=24, metavar="N", help="(24)")
+    _add_replay_options(parser)
+    parser.set_defaults(handler=_run_speculative)
+
+
+def _add_build(parser: argparse.ArgumentParser) -> None:
+    _add_shape(parser)
+    parser.add_argument(
+        "--model",
+        metavar="DIR",
+        help="checkpoint to serve, as `serve --model` takes it (default: the random checkpoint "
+        "of --shape that `bench serving` builds)",
+    )
+    parser.add_argument("--weights", choices=SCHEMES, default="w4a16", help="(w4a16)")
+
+
+def _add_requests(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--requests",
+        type=Path,
+        metavar="FILE",
+        help="chat requests to replay, one JSON body a line (`bench step --record`); default: "
+        "record --steps steps of the agent (thinking off, a call required) on the plain server",
+    )
+    parser.add_argument("--steps", type=int_at_least(1), default=6, metavar="N", help="(6)")
+    parser.add_argument("--episode-steps", type=int_at_least(1), default=3, metavar="N", help="(3)")
+
+
+def _add_replay_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--max-tokens",
         type=int_at_least(2),
@@ -277,29 +290,22 @@ def _add_speculative(benchmarks: Any) -> None:
         help="checkpoints, logs and the recorded requests (default: `bench serving`'s)",
     )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
-    parser.set_defaults(handler=_run_speculative)
 
 
 def _run_speculative(args: argparse.Namespace) -> int:
     from serving import launcher
     from serving.bench import speculative
-    from serving.checkpoint import user_cache_dir
 
-    work_dir: Path = args.work_dir or user_cache_dir() / "bench-serving" / args.shape
+    work_dir = _work_dir(args)
     logs = work_dir / "logs"
-    bodies = None
-    if args.requests is not None:
-        try:
-            bodies = speculative.read_requests(args.requests)
-        except (OSError, ValueError) as exc:
-            raise UsageError(f"--requests: {exc}") from None
+    bodies = _given_requests(args)
     progress = _stderr_line
     tokens = args.speculative_tokens or launcher.DEFAULT_SPECULATIVE_TOKENS
     with launcher.stop_signals_raise():
-        model, serve_args = _speculative_model(args, work_dir)
+        model, serve_args = _bench_build(args, work_dir)
         settings = launcher.ServeSettings(
             port=launcher.free_port(),
-            max_model_len=SPECULATIVE_MAX_MODEL_LEN,
+            max_model_len=AGENT_MAX_MODEL_LEN,
             max_num_seqs=1,
             enforce_eager=not args.compiled,
             extra_args=tuple(serve_args),
@@ -330,11 +336,112 @@ def _run_speculative(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_profile(benchmarks: Any) -> None:
+    parser = benchmarks.add_parser(
+        "profile",
+        help="where a served step's milliseconds go: matrix products, attention, KV cache, "
+        "the rest of the model, between steps",
+        description="Serve one build with vLLM's torch profiler on, record an agent's requests "
+        "against it (or take them from --requests), replay them once to warm it, then once "
+        "under the profiler. Report, for the decode steps and the prefill steps apart, the "
+        "milliseconds of a step in each part of it, each matrix product with the bytes of its "
+        "weights and the rate it read them at, against this machine's plain reads. The worker's "
+        "trace is kept for a closer look.",
+    )
+    _add_build(parser)
+    _add_requests(parser)
+    _add_replay_options(parser)
+    parser.set_defaults(handler=_run_profile)
+
+
+def _run_profile(args: argparse.Namespace) -> int:
+    import json
+    import shutil
+
+    import httpx
+
+    from serving import launcher
+    from serving.bench import speculative, step_profile
+    from serving.bench.builds import measure_read_bandwidth
+
+    work_dir = _work_dir(args)
+    logs = work_dir / "logs"
+    bodies = _given_requests(args)
+    trace_dir = (logs / "profile").resolve()
+    with launcher.stop_signals_raise():
+        model, serve_args = _bench_build(args, work_dir)
+        cpus = len(os.sched_getaffinity(0))
+        read = measure_read_bandwidth(cpus)  # before the server takes the memory and the cores
+        shutil.rmtree(trace_dir, ignore_errors=True)
+        trace_dir.mkdir(parents=True)
+        profiler = {
+            "profiler": "torch",
+            "torch_profiler_dir": str(trace_dir),
+            "torch_profiler_with_stack": False,
+            "torch_profiler_record_shapes": True,
+        }
+        settings = launcher.ServeSettings(
+            port=launcher.free_port(),
+            max_model_len=AGENT_MAX_MODEL_LEN,
+            max_num_seqs=1,
+            enforce_eager=not args.compiled,
+            extra_args=(*serve_args, "--profiler-config", json.dumps(profiler)),
+        )
+        _stderr_line(f"serving {model.path} with the profiler on")
+        with _served(model, settings, logs / "profile.log"):
+            if bodies is None:
+                bodies = _record_requests(
+                    settings.base_url, model.served_name, args, logs, _stderr_line
+                )
+            replay = (settings.base_url, model.served_name, bodies)
+            speculative.replay(*replay, 1, _stderr_line, args.max_tokens)  # warm-up
+            server = settings.base_url.removesuffix("/v1")
+            httpx.post(f"{server}/start_profile", timeout=60).raise_for_status()
+            replies = speculative.replay(*replay, 2, _stderr_line, args.max_tokens)
+            _stderr_line("writing the trace")
+            httpx.post(f"{server}/stop_profile", timeout=600).raise_for_status()
+            trace = step_profile.worker_trace(trace_dir)
+    kinds = step_profile.break_down(step_profile.read_trace(trace))
+    report = step_profile.ProfileReport(
+        model=model.served_name,
+        weights=args.weights,
+        compiled=args.compiled,
+        cpus=cpus,
+        requests=len(bodies),
+        output_tokens=sum(len(reply.token_ids) for reply in replies),
+        read_gb_per_s=read.gb_per_s,
+        decode=kinds.get("decode"),
+        prefill=kinds.get("prefill"),
+        trace=str(trace),
+    )
+    print(report.model_dump_json(indent=2) if args.json else step_profile.render_text(report))
+    return 0
+
+
+def _work_dir(args: argparse.Namespace) -> Path:
+    from serving.checkpoint import user_cache_dir
+
+    work_dir: Path = args.work_dir or user_cache_dir() / "bench-serving" / args.shape
+    return work_dir
+
+
+def _given_requests(args: argparse.Namespace) -> list[dict[str, Any]] | None:
+    """The requests of --requests; None where they are to be recorded."""
+    from serving.bench.speculative import read_requests
+
+    if args.requests is None:
+        return None
+    try:
+        return read_requests(args.requests)
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"--requests: {exc}") from None
+
+
 def _stderr_line(message: str) -> None:
     print(message, file=sys.stderr)
 
 
-def _speculative_model(args: argparse.Namespace, work_dir: Path) -> tuple[ResolvedModel, list[str]]:
+def _bench_build(args: argparse.Namespace, work_dir: Path) -> tuple[ResolvedModel, list[str]]:
     """The checkpoint of --weights to serve and the arguments that serve it."""
     from serving import launcher
     from serving.bench.schemes import ServingBenchSettings
