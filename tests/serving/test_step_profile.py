@@ -22,7 +22,9 @@ from serving.bench.step_profile import (
 WORKER = 7
 
 
-def _op(name: str, ts: float, dur: float, tid: int = WORKER, **args: Any) -> dict[str, Any]:
+def _op(
+    name: str, ts: float, dur: float, tid: int = WORKER, args: dict[str, Any] | None = None
+) -> dict[str, Any]:
     return {
         "ph": "X",
         "cat": "cpu_op",
@@ -44,7 +46,7 @@ def _int4_linear(ts: float, dur: float, rows: int) -> dict[str, Any]:
         "phone_agent_int4_amx::linear",
         ts,
         dur,
-        **{
+        args={
             "Input Dims": [[rows, 2048], [13312, 1024], [16, 13312, 2], [], []],
             "Input type": ["c10::BFloat16", "unsigned char", "c10::BFloat16", "Scalar", "Scalar"],
         },
@@ -67,7 +69,7 @@ def _decode_step(start: float) -> list[dict[str, Any]]:
             "phone_agent_int4_amx::int8_mm",
             start + 7_600,
             2_000,
-            **{
+            args={
                 "Input Dims": [[1, 2048], [131072, 2048], [131072]],
                 "Input type": ["c10::BFloat16", "signed char", "c10::BFloat16"],
             },
