@@ -16,6 +16,11 @@ or clean, explained stops. Each one leaves a GuardNote (kind + reason) in the tr
   read only in part ("turn on Wi-Fi, then open Clock") are checked on the parts read; goals
   not read at all are accepted as claimed. Counts ("delete 3 expenses") are not checked: a
   list seen in pieces, scrolled and with look-alike rows, does not tell how many went.
+- off-goal switches: when a goal names some of the switches every phone has (by any of their
+  names, in any sentence: "wifi's off, put it back on"), a tap on another of them (Auto-rotate)
+  is blocked and the model told which switches the goal is about: small models answer a
+  switch they cannot find with the nearest one, and a goal that is already met with a change
+  of something else. Reading the asked state is not needed for this, only the names.
 - self-undo: flipping a switch back to the state the agent itself changed it away from is
   blocked; trying again stops the run (`undo_detected`).
 - repetition: the same action on the same screen again (which also catches A-B-A-B cycles),
@@ -152,6 +157,30 @@ def _name_key(text: str) -> str:
 _ALIAS_GROUPS: dict[str, tuple[str, ...]] = {
     _name_key(name): names for names in SWITCH_ALIASES for name in names
 }
+# Each name as whole words, its words joined by a space, a hyphen or nothing ("wifi", "Wi Fi").
+_ALIAS_MENTIONS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = tuple(
+    (
+        re.compile(
+            r"\b" + r"[\s-]?".join(map(re.escape, re.split(r"[\s-]+", name))) + r"\b",
+            re.IGNORECASE,
+        ),
+        names,
+    )
+    for names in SWITCH_ALIASES
+    for name in names
+)
+
+
+def named_switches(text: str) -> frozenset[str]:
+    """The switches every phone has that `text` names anywhere, by any of their names, each by
+    its usual label: whatever the sentence around them says."""
+    return frozenset(names[0] for pattern, names in _ALIAS_MENTIONS if pattern.search(text))
+
+
+def known_switch(title: str) -> str | None:
+    """The usual label of the switch every phone has that `title` names, if it names one."""
+    names = _ALIAS_GROUPS.get(_name_key(title))
+    return names[0] if names else None
 
 
 @dataclass(frozen=True)
@@ -443,6 +472,9 @@ class Guards:
         max_tap_run: int = DEFAULT_TAP_RUN,
     ) -> None:
         self.goal = goal_parts(goal)
+        self._named_switches = named_switches(goal) | {
+            part.name for part in self.goal.parts if part.known
+        }
         self._parts_seen = {part: _PartSeen() for part in self.goal.parts}
         self._confirm = confirm
         self._max_bad_calls = max_bad_calls
@@ -665,6 +697,9 @@ class Guards:
             return GuardDecision(
                 "block", [note], [prompt.already_as_asked(title, state, described)]
             )
+        off_goal = self._review_off_goal(element, title, described)
+        if off_goal is not None:
+            return off_goal
         key = _element_key(element)
         change = self._agent_changes.get(key)
         if (
@@ -683,6 +718,24 @@ class Guards:
             "block",
             [GuardNote(kind="self_undo", reason=reason + "; blocked")],
             [prompt.undo_blocked(title, state, described)],
+        )
+
+    def _review_off_goal(
+        self, element: Element, title: str, described: str
+    ) -> GuardDecision | None:
+        """A tap on one of the phone's own switches that the goal does not name, while it
+        names others: a goal about Wi-Fi never needs Auto-rotate moved, and moving it is a
+        change the user did not ask for. Naming is enough, however the goal is worded."""
+        switch = known_switch(title)
+        if not self._named_switches or element.role != "switch" or switch is None:
+            return None
+        if switch in self._named_switches:
+            return None
+        named = ", ".join(sorted(self._named_switches))
+        return GuardDecision(
+            "block",
+            [GuardNote(kind="off_goal", reason=f"{title} is not in the goal ({named}); blocked")],
+            [prompt.off_goal_switch(title, named, described)],
         )
 
     def _review_risky(self, described: str, word: str) -> GuardDecision:

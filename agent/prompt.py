@@ -247,6 +247,15 @@ def already_as_asked(title: str, state: str, described: str) -> str:
     )
 
 
+def off_goal_switch(title: str, named: str, described: str) -> str:
+    """A tap on one of the phone's switches that the goal does not name, while it names others."""
+    return (
+        f"Blocked: {title} is not part of the goal, which is about {named}; {described} would "
+        "change a setting the user did not ask about. Find the switch the goal names; if it "
+        "already shows the asked state, call task_complete."
+    )
+
+
 def undo_blocked(title: str, state: str, described: str) -> str:
     return (
         f"Blocked: you turned {title} {state} yourself; {described} would undo "

@@ -32,6 +32,7 @@ GuardKind = Literal[
     "completion_check",
     "answer_check",
     "self_undo",
+    "off_goal",
     "repeat",
     "no_op",
     "escalation",

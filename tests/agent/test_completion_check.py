@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agent.actions import Tap, TaskComplete
-from agent.guards import SWITCH_ALIASES, GoalTarget, Guards, goal_parts
+from agent.guards import SWITCH_ALIASES, GoalTarget, Guards, goal_parts, named_switches
 from agent.loop import RunSettings
 from agent.screen import Screen
 from evals.scripted_model import call, tap
@@ -212,6 +212,68 @@ def test_giving_up_completes_only_when_every_part_is_shown() -> None:
     assert guards.review(TaskComplete(success=False), None, both).verdict == "complete"
 
 
+# --- switches the goal does not name -----------------------------------------------------------
+
+
+def dark_theme_tap(guards: Guards) -> tuple[str, list[str], str]:
+    """The verdict on a tap on the Dark theme switch, the guard notes' kinds, what the model
+    is told."""
+    display = screen_of("display")
+    switch = next(e for e in display.elements if e.label == "Dark theme")
+    decision = guards.review(Tap(index=switch.index), switch, display)
+    return decision.verdict, [n.kind for n in decision.notes], " ".join(decision.feedback)
+
+
+def test_another_of_the_phones_switches_is_not_moved_for_a_switch_goal() -> None:
+    verdict, kinds, told = dark_theme_tap(Guards("Turn wifi on."))
+    assert (verdict, kinds) == ("block", ["off_goal"])
+    assert "Dark theme is not part of the goal, which is about Wi-Fi" in told
+    verdict, _, told = dark_theme_tap(Guards("Turn off WiFi, then enable bluetooth"))
+    assert verdict == "block" and "about Bluetooth, Wi-Fi" in told
+
+
+@pytest.mark.parametrize(
+    "goal",
+    [
+        "my wlan dropped again, sort it out",  # no rule reads it; the name is enough
+        "Is bluetooth on right now?",  # a question changes nothing
+        "Turn on Wi-Fi, then open the Clock app.",
+    ],
+)
+def test_a_goal_that_names_a_switch_in_any_words_keeps_the_others_still(goal: str) -> None:
+    assert dark_theme_tap(Guards(goal))[:2] == ("block", ["off_goal"])
+
+
+@pytest.mark.parametrize(
+    "goal",
+    [
+        "Turn on dark mode",  # the goal's own switch
+        "Turn on USB debugging",  # names none of the phone's everyday switches
+        "Open the Clock app",
+    ],
+)
+def test_a_switch_is_moved_where_the_goal_may_need_it(goal: str) -> None:
+    assert dark_theme_tap(Guards(goal))[0] == "allow"
+
+
+@pytest.mark.parametrize(
+    ("text", "named"),
+    [
+        ("wifi's off", {"Wi-Fi"}),
+        ("Wi Fi and WLAN", {"Wi-Fi"}),
+        ("DND, then the torch", {"Do Not Disturb", "Flashlight"}),
+        ("put it in flight mode", {"Airplane mode"}),
+        ("the power-saving mode", {"Battery Saver"}),
+        ("a wifi-like name: wifiname", {"Wi-Fi"}),
+        ("swift, wiring, andnd", set()),  # parts of other words are not names
+    ],
+)
+def test_switches_are_found_by_any_of_their_names_as_whole_words(
+    text: str, named: set[str]
+) -> None:
+    assert named_switches(text) == named
+
+
 # --- the whole loop -----------------------------------------------------------------------------
 
 
@@ -235,6 +297,7 @@ def test_a_refused_claim_is_in_the_trajectory_and_the_result(tmp_path: Path) -> 
     )
     assert (episode.result.stop_reason, episode.result.steps) == ("completed", 8)
     assert device.state["wifi"] is True
+    assert device.state["auto_rotate"] is True  # the tap on it was refused: nothing else moved
     assert episode.result.refused_completions == 1
     steps = [json.loads(line) for line in trajectory.read_text(encoding="utf-8").splitlines()]
     refused = [
