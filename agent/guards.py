@@ -20,7 +20,9 @@ or clean, explained stops. Each one leaves a GuardNote (kind + reason) in the tr
   names, in any sentence: "wifi's off, put it back on"), a tap on another of them (Auto-rotate)
   is blocked and the model told which switches the goal is about: small models answer a
   switch they cannot find with the nearest one, and a goal that is already met with a change
-  of something else. Reading the asked state is not needed for this, only the names.
+  of something else. Reading the asked state is not needed for this, only the names. For the
+  same reason, a claim of success made after screens showed some of the phone's switches but
+  none the goal names goes back to the model once, asking it to look.
 - self-undo: flipping a switch back to the state the agent itself changed it away from is
   blocked; trying again stops the run (`undo_detected`).
 - repetition: the same action on the same screen again (which also catches A-B-A-B cycles),
@@ -475,6 +477,8 @@ class Guards:
         self._named_switches = named_switches(goal) | {
             part.name for part in self.goal.parts if part.known
         }
+        self._switches_shown: set[str] = set()  # the phone's switches any screen showed
+        self._unlooked_pushed_back = False
         self._parts_seen = {part: _PartSeen() for part in self.goal.parts}
         self._confirm = confirm
         self._max_bad_calls = max_bad_calls
@@ -613,6 +617,15 @@ class Guards:
         return _Run(key, 1)
 
     def _record_parts(self, screen: Screen) -> None:
+        self._switches_shown.update(
+            switch
+            for switch in (
+                known_switch(label_title(shown.label))
+                for shown in screen.elements
+                if shown.checked is not None
+            )
+            if switch is not None
+        )
         for part, seen in self._parts_seen.items():
             element = part.find(screen)
             if element is not None:
@@ -657,6 +670,28 @@ class Guards:
                         [part.asked for part in missing], [part.asked for part in undone]
                     )
                 ],
+            )
+        if (
+            self._named_switches
+            and self._switches_shown
+            and not self._named_switches & self._switches_shown
+            and not self._unlooked_pushed_back
+        ):
+            # Among the phone's switches, but never at one the goal names: the claim goes back
+            # once. Once only, and only when none of them was shown, because a goal may name a
+            # switch in passing ("I'll use mobile data, so turn Wi-Fi off") and the asked state
+            # is not read here.
+            self._unlooked_pushed_back = True
+            named = ", ".join(sorted(self._named_switches))
+            return GuardDecision(
+                "block",
+                [
+                    GuardNote(
+                        kind="completion_check",
+                        reason=f"no screen showed {named}, which the goal names; pushed back",
+                    )
+                ],
+                [prompt.named_switch_unseen(named)],
             )
         if action.answer:
             return self._review_answer(action.answer)

@@ -256,6 +256,14 @@ def off_goal_switch(title: str, named: str, described: str) -> str:
     )
 
 
+def named_switch_unseen(named: str) -> str:
+    """A success claim while no screen has shown the switch the goal names."""
+    return (
+        f"Not done yet: the goal is about {named}, and no screen of this task has shown it. "
+        "Find it and check its state before calling task_complete."
+    )
+
+
 def undo_blocked(title: str, state: str, described: str) -> str:
     return (
         f"Blocked: you turned {title} {state} yourself; {described} would undo "

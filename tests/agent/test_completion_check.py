@@ -256,6 +256,30 @@ def test_a_switch_is_moved_where_the_goal_may_need_it(goal: str) -> None:
     assert dark_theme_tap(Guards(goal))[0] == "allow"
 
 
+def test_a_claim_among_the_switches_but_never_at_the_named_one_goes_back_once() -> None:
+    guards = Guards("my wlan dropped again, sort it out")  # no rule reads the asked state
+    display = screen_of("display")  # the phone's switches, but not Wi-Fi
+    verdict, told = claim(guards, display)
+    assert verdict == "block"
+    assert "the goal is about Wi-Fi, and no screen of this task has shown it" in told
+    assert claim(guards, display) == ("complete", "")  # once: the goal may name it in passing
+
+
+def test_a_claim_after_the_named_switch_was_shown_or_away_from_switches_stands() -> None:
+    guards = Guards("my wlan dropped again, sort it out")
+    guards.review(wifi_tap(screen_of("network")), None, screen_of("network", wifi=True))
+    assert claim(guards, screen_of("display")) == ("complete", "")
+    # a switch named in passing, beside one that was shown, asks for no look either
+    guards = Guards("I'll be on mobile data, so switch the wlan off")
+    guards.review(wifi_tap(screen_of("network")), None, screen_of("network"))
+    assert claim(guards, screen_of("network")) == ("complete", "")
+    # an event's location is no reason to look at the Location switch
+    assert claim(Guards("Add the location Office to my next event"), screen_of("settings")) == (
+        "complete",
+        "",
+    )
+
+
 @pytest.mark.parametrize(
     ("text", "named"),
     [
