@@ -96,6 +96,7 @@ def test_toggling_another_switch_in_a_verify_task_is_not_solved(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # dark theme is on already: the agent flips Auto-rotate on the same page and declares done
+    # (guards off: with them on, a tap on a switch the goal does not name is refused)
     script = [
         call("open_app", name="Settings"),
         tap("Display"),
@@ -106,7 +107,8 @@ def test_toggling_another_switch_in_a_verify_task_is_not_solved(
     with ScriptedServer(script) as model:
         code = main(
             ["eval", "--policy", "llm", "--base-url", model.base_url, "--tasks",
-             "SystemDarkThemeTurnOnVerify", "--run-dir", str(tmp_path / "run"),
+             "SystemDarkThemeTurnOnVerify", "--guards", "off",
+             "--run-dir", str(tmp_path / "run"),
              "--json", str(out), "--html", str(tmp_path / "report.html")]
         )  # fmt: skip
     assert code == 0
