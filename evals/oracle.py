@@ -68,6 +68,8 @@ _PACKAGES = {
     **{app.label.casefold(): app.package for app in APPS},
     **{app.package: app.package for app in APPS},
 }
+# the apps a plan that starts on the home screen must leave first
+_OTHER_APPS = frozenset(_PACKAGES.values()) - {LAUNCHER}
 
 
 class OracleError(RuntimeError):
@@ -308,6 +310,10 @@ class OraclePolicy:
             if (step.optional or step.tool == "swipe") and self._pointless(step, screen):
                 self._next += 1
                 continue
+            if self._next == 0 and step.tool != "open_app" and screen.app in _OTHER_APPS:
+                # a plan that starts on the home screen: another app that shows a label the
+                # plan taps there (Settings' "Contacts") is not the place to begin
+                return self._restart(step, screen, 0)
             if not shows(step, screen):
                 return self._find_way(step, screen)
             self._next += 1

@@ -104,6 +104,17 @@ def test_the_oracle_does_not_tap_a_page_title_for_the_item_that_leads_there(tmp_
     assert successful_detour_steps("SystemBuildNumber", 937, tmp_path)
 
 
+@pytest.mark.parametrize("seed", [3024, 3057])
+def test_a_plan_that_starts_at_home_goes_home_before_its_first_tap(
+    seed: int, tmp_path: Path
+) -> None:
+    # These seeds leave Settings' About phone in front, which shows a label the launcher plan
+    # taps: the oracle tapped it there and called the task done with Settings still open.
+    steps = successful_detour_steps("OpenAppTaskEval", seed, tmp_path)
+    assert steps[0]["call"]["name"] == "press_key"
+    assert steps[0]["call"]["arguments"] == {"key": "home"}
+
+
 @pytest.mark.parametrize("task", TASKS[::7], ids=lambda t: t.name)
 def test_a_detour_moves_the_phone_and_nothing_else(task: Task) -> None:
     for seed in range(len(DETOUR_KINDS)):
