@@ -5,10 +5,11 @@ Bounded: one server in eager mode, seven goals of five apps on the test seeds 50
 decoding, and a hard time limit on every command. Five goals are in other people's words
 (`evals/goals/others_words.jsonl`), two are the held-out phrasing; one goal has the agent type
 a new phone number from the goal, and one has it note a number in Messages and type it in
-Contacts. These seven are among those the shipped weights solved when the test split's goals of
-14 tasks were measured (W4A16, greedy, `--parallel 2`: 28 of 44, 17 of 30 in others' words), so
-a failure here means the serving, quantization or note-keeping path broke, not that the small
-model is small.
+Contacts. These seven were chosen among those the sixteenth run's weights solved when the test
+split's goals of 14 tasks were measured (W4A16, greedy, `--parallel 2`: 28 of 44, 17 of 30 in
+others' words); in the whole test split the seventeenth run's weights solved six of them (not
+`ContactsEditPhone`). Requiring six of seven, a failure here means the serving, quantization or
+note-keeping path broke, not that the small model is small.
 """
 
 from __future__ import annotations
