@@ -617,15 +617,9 @@ class Guards:
         return _Run(key, 1)
 
     def _record_parts(self, screen: Screen) -> None:
-        self._switches_shown.update(
-            switch
-            for switch in (
-                known_switch(label_title(shown.label))
-                for shown in screen.elements
-                if shown.checked is not None
-            )
-            if switch is not None
-        )
+        for shown in screen.elements:
+            if shown.checked is not None and (switch := known_switch(label_title(shown.label))):
+                self._switches_shown.add(switch)
         for part, seen in self._parts_seen.items():
             element = part.find(screen)
             if element is not None:
