@@ -265,6 +265,15 @@ GOAL_RULES: tuple[GoalRule, ...] = (
     _rule(rf"(?:make\s+sure|ensure)\s+(?:that\s+)?{_SUBJECT}\s+is\s+(?:turned\s+)?{_STATE}"),
     _rule(rf"set\s+{_SUBJECT}\s+to\s+{_STATE}"),
     _rule(rf"{_SUBJECT}:\s*{_STATE}"),
+    # a wish or an obligation: "I want WLAN off", "keep Bluetooth on", "Wi-Fi should be off"
+    _rule(
+        rf"(?:i(?:\s+(?:want|need|would\s+like)|['’]d\s+like)|keep|leave)\s+{_SUBJECT}\s+"
+        rf"(?:turned\s+|switched\s+)?{_STATE}"
+    ),
+    _rule(
+        rf"{_SUBJECT}\s+(?:should|must|needs\s+to|has\s+to)\s+be\s+"
+        rf"(?:turned\s+|switched\s+)?{_STATE}"
+    ),
 )
 # Within a compound goal, a part may leave out the verb ("Wi-Fi off and Bluetooth on") or even
 # the state ("turn off Wi-Fi and Bluetooth"); only a switch every phone has is read that way.

@@ -66,6 +66,8 @@ def claim(guards: Guards, screen: Screen) -> tuple[str, str]:
         ("Open the Clock app", [], False),
         ("Swipe up three times, then open Chrome", [], False),
         ("Check that Wi-Fi is on; turn it on if it is not.", [], False),
+        ("I want WLAN off. Please see to it.", ["Wi-Fi off"], False),
+        ("Bluetooth should be on, and keep wifi off", ["Bluetooth on", "Wi-Fi off"], True),
     ],
 )
 def test_goals_are_read_as_parts(goal: str, asked: list[str], complete: bool) -> None:
@@ -152,6 +154,17 @@ def test_a_switch_turned_back_since_it_was_shown_is_refused() -> None:
     verdict, told = claim(guards, screen_of("settings"))
     assert verdict == "block"
     assert "Wi-Fi on was shown, then changed back" in told
+
+
+def test_a_wished_state_turned_back_before_the_claim_is_refused() -> None:
+    # A Verify task in a wording the rules once could not read: Wi-Fi was off as asked, the
+    # model turned it on and called the task done.
+    guards = Guards("I want WLAN off. Please see to it.")
+    guards.review(wifi_tap(screen_of("network")), None, screen_of("network", wifi=False))
+    guards.review(wifi_tap(screen_of("network")), None, screen_of("network", wifi=True))
+    verdict, told = claim(guards, screen_of("settings"))
+    assert verdict == "block"
+    assert "Wi-Fi off was shown, then changed back" in told
 
 
 def test_a_refusal_is_a_completion_check_note() -> None:

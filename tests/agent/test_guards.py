@@ -64,6 +64,11 @@ DARK_ON = ("Dark theme, Will never turn off automatically", True)
         ("Set dark theme to on", "dark theme", True),
         ("Turn on Wi-Fi in Settings", "Wi-Fi", True),
         ("Deactivate developer options on the phone", "developer options", False),
+        ("I want WLAN off", "WLAN", False),
+        ("I'd like the Bluetooth turned on", "Bluetooth", True),
+        ("keep dark theme on", "dark theme", True),
+        ("Airplane mode should be switched off", "Airplane mode", False),
+        ("wifi needs to be on", "wifi", True),
     ],
 )
 def test_goal_rules_read_switch_and_state(goal: str, subject: str, desired: bool) -> None:
@@ -79,6 +84,7 @@ def test_goal_rules_read_switch_and_state(goal: str, subject: str, desired: bool
         "What is the battery level?",
         "Send a message to Alice",
         "Turn on the alarm for the seven o'clock morning meeting",
+        "I want the alarm for the seven o'clock morning meeting on",
     ],
 )
 def test_goals_beyond_one_switch_have_no_rule(goal: str) -> None:
