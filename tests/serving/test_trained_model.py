@@ -8,8 +8,8 @@ a new phone number from the goal, and one has it note a number in Messages and t
 Contacts. These seven were chosen among those the sixteenth run's weights solved when the test
 split's goals of 14 tasks were measured (W4A16, greedy, `--parallel 2`: 28 of 44, 17 of 30 in
 others' words); in the whole test split the seventeenth and the eighteenth run's weights each
-solved six of them (not `ContactsEditPhone`). Requiring six of seven, a failure here means the serving, quantization or
-note-keeping path broke, not that the small model is small.
+solved six of them (not `ContactsEditPhone`). Requiring six of seven, a failure here means the
+serving, quantization or note-keeping path broke, not that the small model is small.
 """
 
 from __future__ import annotations
