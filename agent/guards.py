@@ -93,6 +93,8 @@ class GuardDecision:
 _ON_WORDS = {"on", "enable", "enabled", "activate", "activated"}
 _STATE = r"(?P<state>on|off|enabled?|disabled?|activated?|deactivated?)"
 _SUBJECT = r"(?:the\s+|my\s+)?(?P<subject>[\w][\w\s&'’/-]*?)"
+# the asked state, said as a state or as what was done to it ("off", "switched off")
+_SET_STATE = rf"(?:turned\s+|switched\s+)?{_STATE}"
 # words a switch label may add to the thing it controls ("Use Wi-Fi", "Allow notifications")
 _LABEL_FILLERS = {"use", "allow", "enable", "show", "turn", "on"}
 _LOCATION_SUFFIX = re.compile(
@@ -268,12 +270,9 @@ GOAL_RULES: tuple[GoalRule, ...] = (
     # a wish or an obligation: "I want WLAN off", "keep Bluetooth on", "Wi-Fi should be off"
     _rule(
         rf"(?:i(?:\s+(?:want|need|would\s+like)|['’]d\s+like)|keep|leave)\s+{_SUBJECT}\s+"
-        rf"(?:turned\s+|switched\s+)?{_STATE}"
+        + _SET_STATE
     ),
-    _rule(
-        rf"{_SUBJECT}\s+(?:should|must|needs\s+to|has\s+to)\s+be\s+"
-        rf"(?:turned\s+|switched\s+)?{_STATE}"
-    ),
+    _rule(rf"{_SUBJECT}\s+(?:should|must|needs\s+to|has\s+to)\s+be\s+" + _SET_STATE),
 )
 # Within a compound goal, a part may leave out the verb ("Wi-Fi off and Bluetooth on") or even
 # the state ("turn off Wi-Fi and Bluetooth"); only a switch every phone has is read that way.
