@@ -15,7 +15,12 @@ or clean, explained stops. Each one leaves a GuardNote (kind + reason) in the tr
   phone does otherwise ("enable developer options" is seven taps on Build number). Goals
   read only in part ("turn on Wi-Fi, then open Clock") are checked on the parts read; goals
   not read at all are accepted as claimed. Counts ("delete 3 expenses") are not checked: a
-  list seen in pieces, scrolled and with look-alike rows, does not tell how many went.
+  list seen in pieces, scrolled and with look-alike rows, does not tell how many went. But a
+  goal that deletes items it names ("Delete the task Book flights to Osaka") is refused, each
+  time, while the screen of the claim still lists one of them by its exact title
+  (`agent.goal_items`); small models delete the neighbouring row and call it done. A switch
+  may be named with the words around it in any order ("the alarm set for 7:33 AM" is the
+  "7:33 AM alarm" switch).
 - off-goal switches: when a goal names some of the switches every phone has (by any of their
   names, in any sentence: "wifi's off, put it back on"), a tap on another of them (Auto-rotate)
   is blocked and the model told which switches the goal is about: small models answer a
@@ -45,7 +50,10 @@ or clean, explained stops. Each one leaves a GuardNote (kind + reason) in the tr
   pushed back once: small models answer a question as soon as the app opens, with a value
   made up or read from the wrong row. An answer may be worked out rather than read (a count,
   a yes or no), so the same answer again is accepted. Each part of a list answer ("A, B and
-  C") is looked for on its own, word for word, ignoring case and punctuation.
+  C") is looked for on its own, word for word, ignoring case and punctuation. Two more
+  answer checks push back once each: a goal that asks a question ("How much ...?", "Find the
+  number saved for ...") closed without an answer, and an answer that the screen shows only
+  in a row beside the one the goal names ("Fundraising Events 7" for "Fundraising Events 5").
 - risky actions: a target label or typed text with words like pay, delete, send or reset
   needs confirmation; without one the action is refused and the model is told.
 - bad calls: an unusable reply goes back to the model with the reason; a few in a row stop the
@@ -73,6 +81,7 @@ from typing import Protocol
 
 from agent import prompt
 from agent.actions import Action, LongPress, Tap, TaskComplete, TypeText, Wait, tool_name
+from agent.goal_items import answer_row_mismatch, asks_for_answer, removal_shown
 from agent.screen import Element, Screen
 from agent.trajectory import GuardNote, StopReason, Verdict
 
@@ -92,11 +101,15 @@ class GuardDecision:
 
 _ON_WORDS = {"on", "enable", "enabled", "activate", "activated"}
 _STATE = r"(?P<state>on|off|enabled?|disabled?|activated?|deactivated?)"
-_SUBJECT = r"(?:the\s+|my\s+)?(?P<subject>[\w][\w\s&'’/-]*?)"
+# a name, which may hold a time of day ("the 7:33 AM alarm")
+_SUBJECT = r"(?:the\s+|my\s+)?(?P<subject>\w(?:[\w\s&'’/-]|(?<=\d):(?=\d))*?)"
 # the asked state, said as a state or as what was done to it ("off", "switched off")
 _SET_STATE = rf"(?:turned\s+|switched\s+)?{_STATE}"
 # words a switch label may add to the thing it controls ("Use Wi-Fi", "Allow notifications")
 _LABEL_FILLERS = {"use", "allow", "enable", "show", "turn", "on"}
+# Words a goal puts around what it names that a label leaves out: "the alarm set for 7:33 AM"
+# names the switch labelled "7:33 AM alarm".
+_SUBJECT_FILLERS = {"the", "my", "a", "an", "set", "for", "at"}
 _LOCATION_SUFFIX = re.compile(
     r"\s+(?:in|on|from)\s+(?:the\s+|my\s+)?(?:settings|phone|device|quick settings)"
     r"(?:\s+(?:app|page|screen))?$",
@@ -158,6 +171,12 @@ def _name_key(text: str) -> str:
     return _normalize(" ".join(words))
 
 
+def _content_words(text: str) -> frozenset[str]:
+    """The words of a name in any order, without the words around it ("alarm set for")."""
+    words = re.findall(r"\w+", text.casefold())
+    return frozenset(words) - _SUBJECT_FILLERS - _LABEL_FILLERS
+
+
 _ALIAS_GROUPS: dict[str, tuple[str, ...]] = {
     _name_key(name): names for names in SWITCH_ALIASES for name in names
 }
@@ -216,7 +235,11 @@ class GoalTarget:
             return False
         key = _name_key(self.subject)
         names = {_name_key(name) for name in _ALIAS_GROUPS.get(key, ())} | {key}
-        return any(_name_key(title) in names for title in label_titles(element.label))
+        words = _content_words(self.subject)
+        return any(
+            _name_key(title) in names or (len(words) > 1 and _content_words(title) == words)
+            for title in label_titles(element.label)
+        )
 
     def find(self, screen: Screen) -> Element | None:
         """The matching element on screen; None when absent or ambiguous."""
@@ -250,7 +273,7 @@ class GoalRule:
         target = GoalTarget(subject=subject, desired=state in _ON_WORDS)
         if re.search(r"\band\b|,|;", subject) or subject.casefold() in _PRONOUNS:
             return None
-        return target if len(subject.split()) <= 4 or target.known else None
+        return target if len(_content_words(subject)) <= 4 or target.known else None
 
 
 def _rule(pattern: str) -> GoalRule:
@@ -481,6 +504,7 @@ class Guards:
         max_no_op_streak: int = 3,
         max_tap_run: int = DEFAULT_TAP_RUN,
     ) -> None:
+        self._goal_text = goal
         self.goal = goal_parts(goal)
         self._named_switches = named_switches(goal) | {
             part.name for part in self.goal.parts if part.known
@@ -504,6 +528,8 @@ class Guards:
         self._agent_changes: dict[tuple[str, str], _Change] = {}
         self._undo_blocked = False
         self._answer_pushed_back = False
+        self._no_answer_pushed_back = False
+        self._wrong_row_pushed_back = False
         self._seen_labels: set[str] = {goal}  # every label shown in the episode, and the goal
 
     def take_escalation(self) -> bool:
@@ -673,6 +699,19 @@ class Guards:
                     )
                 ],
             )
+        still_listed = removal_shown(self._goal_text, screen)
+        if still_listed:
+            return GuardDecision(
+                "block",
+                [
+                    GuardNote(
+                        kind="completion_check",
+                        reason=f"{_quoted(still_listed)} still listed, the goal deletes it: "
+                        "refused",
+                    )
+                ],
+                [prompt.still_listed(still_listed)],
+            )
         if (
             self._named_switches
             and self._switches_shown
@@ -696,10 +735,32 @@ class Guards:
                 [prompt.named_switch_unseen(named)],
             )
         if action.answer:
-            return self._review_answer(action.answer)
+            return self._review_answer(action.answer, screen)
+        if asks_for_answer(self._goal_text) and not self._no_answer_pushed_back:
+            self._no_answer_pushed_back = True
+            return GuardDecision(
+                "block",
+                [GuardNote(kind="answer_check", reason="the goal asks a question; no answer")],
+                [prompt.answer_missing()],
+            )
         return GuardDecision("complete")
 
-    def _review_answer(self, answer: str) -> GuardDecision:
+    def _review_answer(self, answer: str, screen: Screen) -> GuardDecision:
+        mismatch = answer_row_mismatch(self._goal_text, answer, screen)
+        if mismatch is not None and not self._wrong_row_pushed_back:
+            self._wrong_row_pushed_back = True
+            read_from, asked_about = mismatch
+            return GuardDecision(
+                "block",
+                [
+                    GuardNote(
+                        kind="answer_check",
+                        reason=f"the answer is in the row {_quoted([read_from])}, the goal "
+                        f"names {_quoted([asked_about])}; pushed back",
+                    )
+                ],
+                [prompt.answer_from_other_row(answer, read_from, asked_about)],
+            )
         unseen = unseen_answer_parts(answer, self._seen_labels)
         if not unseen:
             return GuardDecision("complete")
@@ -862,6 +923,10 @@ def _turned_as_asked(
         if was is not None and now is not None and was.checked != now.checked == part.desired:
             turned.append((part, now))
     return turned
+
+
+def _quoted(titles: list[str]) -> str:
+    return ", ".join(json.dumps(title, ensure_ascii=False) for title in titles)
 
 
 def _action_key(action: Action) -> str:

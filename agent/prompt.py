@@ -231,6 +231,33 @@ def completion_refused(missing: Sequence[str], undone: Sequence[str] = ()) -> st
     )
 
 
+def still_listed(titles: Sequence[str]) -> str:
+    """A success claim on a screen that still lists what the goal asks to delete."""
+    quoted = _and_list([f'"{title}"' for title in titles])
+    return (
+        f"Not done yet: {quoted} {'is' if len(titles) == 1 else 'are'} still listed, and the "
+        "goal asks to delete "
+        f"{'it' if len(titles) == 1 else 'them'}. Delete exactly what the goal names, or call "
+        "task_complete(success=false) if it cannot be done."
+    )
+
+
+def answer_missing() -> str:
+    """A success claim without an answer, for a goal that asks a question."""
+    return (
+        "Not accepted yet: the goal asks a question. Read the answer on the screen and call "
+        "task_complete with it in `answer`."
+    )
+
+
+def answer_from_other_row(answer: str, read_from: str, asked_about: str) -> str:
+    """An answer found only in a row beside the one the goal asks about."""
+    return (
+        f'Not accepted yet: "{answer}" is in the row "{read_from}", but the goal asks about '
+        f'"{asked_about}". Read the value in that row and call task_complete with it.'
+    )
+
+
 def answer_unseen(part: str) -> str:
     return (
         f'Not accepted yet: no screen in this task showed "{part}". Open the screen that '

@@ -1,0 +1,172 @@
+"""Items a goal names, found on a screen: what a claim of success can be checked against beyond
+switches.
+
+A list row (an expense, a to-do, a recipe, a file, an alarm) counts as named by the goal when its
+title appears in the goal as a whole phrase, in any case. Two kinds of mention are not the item
+the goal is about and are left out:
+
+- a place: a title after "from", "in", "into", "inside", "within" or "at" (two words may
+  come between: "in the Documents folder", "from the note x.md"), or before "app", "folder",
+  "directory" or "list";
+- what the goal keeps: a title after "except", "but not", "other than", "apart from", "keep" or
+  "leave" ("delete everything except X").
+
+Only titles that look like the name of an item are read: two words or more, or one with a
+digit, a dot or an underscore ("Subscriptions 929", "lease_6901.pdf", "7:33 AM"). A one-word
+title ("Tasks", "Delete") is as likely a word of the sentence as the name of a row.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from agent.screen import Element, Screen
+
+# How the screen model joins the pieces of a row's label: title, summary, values.
+_PIECE_SEPARATOR = ", "
+_REMOVAL = re.compile(
+    r"\b(?:delete|remove|erase|trash|discard|get\s+rid\s+of|throw\s+away)\b", re.IGNORECASE
+)
+# Goals that delete all but one of something leave that one on screen.
+_KEEPS_ONE = re.compile(
+    r"\b(?:duplicat\w*|all\s+but|but\s+one|only\s+once|one\s+copy|one\s+of\s+each)\b",
+    re.IGNORECASE,
+)
+_PLACE_BEFORE = re.compile(
+    r"\b(?:from|in|into|inside|within|at)\s+(?:[^\s,;:]+\s+){0,2}$", re.IGNORECASE
+)
+_PLACE_AFTER = re.compile(r"^['’]?s?\s*(?:app|application|folder|directory|list)\b", re.IGNORECASE)
+_KEPT_BEFORE = re.compile(
+    r"\b(?:except|but\s+not|other\s+than|apart\s+from|besides|keep|leave)\b", re.IGNORECASE
+)
+_ITEM_LIKE = re.compile(r"\S\s+\S|[\d._]")
+# A request for a value: "tell me which ...", "answer with the amount", "find the number ...".
+_VALUE_REQUEST = re.compile(
+    r"\b(?:tell\s+me|let\s+me\s+know)\s+(?:what|which|how|who|where|whether|if|the)\b"
+    r"|\b(?:answer\s+(?:with|yes|only|in)|reply\s+with\s+the|find\s+out)\b"
+    r"|^\s*(?:please\s+)?(?:find|look\s+up|check|get)\s+(?:the|my)\s+(?:\w+\s+)?"
+    r"(?:number|amount|total|price|cost|date|time|address|email)\b",
+    re.IGNORECASE,
+)
+# A question: a sentence that asks with a question word ("How much ...?"), a goal that opens
+# with one (no question mark needed: "whats bob's number"), or a yes-or-no question that ends
+# the goal. Followed by more ("Is Wi-Fi off? It needs to be.", "Is Bluetooth on? If not, turn
+# it on.") a yes-or-no question sets a condition on the work instead.
+_QUESTION = re.compile(
+    r"(?:^|[.!?:;]\s+|\n)(?:what|what['’]s|which|how|when|who|whom|whose|where)\b[^.!?]*\?"
+    r"|^\s*(?:what|what['’]?s|whats|which|how\s+much|how\s+many|who|whose|where)\b"
+    r"|(?:^|[.!?:;]\s+|\n)(?:is|are|am|was|were|do|does|did|have|has|can\s+i)\b[^.!?]*\?\s*$",
+    re.IGNORECASE,
+)
+# A request put as a question: "Can you ...?", "How about texting ...?", "When you get a
+# chance, could you ...?".
+_POLITE_REQUEST = re.compile(
+    r"\b(?:can|could|would|will)\s+(?:you|u)\b|\bcan\s+i\s+get\s+you\b|\bhow\s+about\b"
+    r"|\bwhy\s+not\b|\bwhen\s+you\b",
+    re.IGNORECASE,
+)
+
+
+def _folded(text: str) -> str:
+    return unicodedata.normalize("NFC", text).casefold()
+
+
+def _titles(label: str) -> list[str]:
+    """Every run of the label's pieces: the title may come after an image's description
+    ("Recipe photo, Quick Falafel Wrap, A warming side dish") and may hold ", " itself."""
+    pieces = label.split(_PIECE_SEPARATOR)
+    return [
+        _PIECE_SEPARATOR.join(pieces[start:end])
+        for start in range(len(pieces))
+        for end in range(start + 1, len(pieces) + 1)
+    ]
+
+
+def _mentions(goal: str, title: str) -> list[int]:
+    """Where `title` starts in `goal` as a whole phrase naming an item, not a place nor what the
+    goal keeps."""
+    text, wanted = _folded(goal), _folded(title)
+    starts = []
+    for found in re.finditer(rf"(?<!\w){re.escape(wanted)}(?!\w)", text):
+        before, after = text[: found.start()], text[found.end() :]
+        if _PLACE_BEFORE.search(before) or _PLACE_AFTER.match(after):
+            continue
+        starts.append(found.start())
+    return starts
+
+
+def _is_row(element: Element) -> bool:
+    return (
+        (element.clickable or element.long_clickable)
+        and element.checked is None
+        and element.role != "input"
+    )
+
+
+def named_rows(goal: str, screen: Screen) -> list[tuple[Element, str]]:
+    """The rows of `screen` the goal names as items, each with its title as the row says it."""
+    found = []
+    for element in screen.elements:
+        if not _is_row(element) or not element.label:
+            continue
+        for title in _titles(element.label):
+            if _ITEM_LIKE.search(title.strip()) and _mentions(goal, title):
+                found.append((element, title))
+                break
+    return found
+
+
+def removal_shown(goal: str, screen: Screen) -> list[str]:
+    """The items the goal asks to delete that `screen` still lists, by their titles there: a
+    claim of success on this screen is contradicted by each."""
+    verb = _REMOVAL.search(goal)
+    if verb is None or _KEEPS_ONE.search(goal):
+        return []
+    folded = _folded(goal)
+    shown = []
+    for _, title in named_rows(goal, screen):
+        for start in _mentions(goal, title):
+            between = folded[verb.end() : start]
+            if start >= verb.end() and not _KEPT_BEFORE.search(between):
+                shown.append(title)
+                break
+    return shown
+
+
+def asks_for_answer(goal: str) -> bool:
+    """Whether the goal asks a question or for a value, so that a claim should carry an
+    answer. Requests put as questions ("Can you turn on Wi-Fi?") are not questions here."""
+    text = goal.strip()
+    if _VALUE_REQUEST.search(text):
+        return True
+    return _QUESTION.search(text) is not None and _POLITE_REQUEST.search(text) is None
+
+
+def _words(text: str) -> str:
+    return " " + " ".join(re.findall(r"\w+", _folded(text))) + " "
+
+
+def answer_row_mismatch(goal: str, answer: str, screen: Screen) -> tuple[str, str] | None:
+    """(the row `answer` was read from, the row the goal asks about) when the answer shows on
+    `screen` only in rows the goal does not name, beside a row it does name that does not show
+    it: a value read off the neighbouring row."""
+    said = _words(answer)
+    if not said.strip():
+        return None
+    named = named_rows(goal, screen)
+    if not named:
+        return None
+    named_elements = {element.index for element, _ in named}
+    if any(said in _words(element.label) for element, _ in named):
+        return None
+    others = [
+        element
+        for element in screen.elements
+        if _is_row(element)
+        and element.index not in named_elements
+        and said in _words(element.label)
+    ]
+    if not others:
+        return None
+    return others[0].label, named[0][1]

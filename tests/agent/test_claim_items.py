@@ -1,0 +1,206 @@
+"""Claims checked against the items a goal names: a deletion claimed while the list still shows
+the item, a question closed without an answer, and an answer read off the neighbouring row."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agent.actions import TaskComplete
+from agent.goal_items import answer_row_mismatch, asks_for_answer, removal_shown
+from agent.guards import Guards
+from agent.screen import Screen
+from evals.results import is_refused_completion
+from evals.scripted_model import call
+from simulator import Simulator
+from simulator.tasks import TASKS_BY_NAME
+from tests.support.loop_harness import run_scripted
+
+
+def app_screen(task: str, app: str, seed: int = 0) -> tuple[Simulator, Screen]:
+    """The task's start state, `app` opened on it."""
+    device = Simulator(state=TASKS_BY_NAME[task].initial_state(seed))
+    device.open_app(app)
+    return device, Screen.parse(device.dump_xml())
+
+
+def verdict(guards: Guards, screen: Screen, answer: str | None = None) -> tuple[str, str]:
+    decision = guards.review(TaskComplete(success=True, answer=answer), None, screen)
+    return decision.verdict, " ".join(decision.feedback)
+
+
+# --- deletions ----------------------------------------------------------------------------------
+
+
+def test_a_task_the_goal_deletes_still_listed_refuses_the_claim() -> None:
+    title = TASKS_BY_NAME["TasksDeleteTask"].params(0)["title"]
+    _, screen = app_screen("TasksDeleteTask", "Tasks")
+    guards = Guards(f"Delete the task {title} from the Tasks app.")
+    assert verdict(guards, screen) == (
+        "block",
+        f'Not done yet: "{title}" is still listed, and the goal asks to delete it. Delete '
+        "exactly what the goal names, or call task_complete(success=false) if it cannot be done.",
+    )
+    # refused each time it is claimed, not once
+    assert verdict(guards, screen)[0] == "block"
+
+
+def test_the_claim_stands_once_the_named_task_is_gone() -> None:
+    params = TASKS_BY_NAME["TasksDeleteTask"].params(0)
+    state = TASKS_BY_NAME["TasksDeleteTask"].initial_state(0)
+    state["todo_tasks"] = [t for t in state["todo_tasks"] if t["title"] != params["title"]]
+    device = Simulator(state=state)
+    device.open_app("Tasks")
+    screen = Screen.parse(device.dump_xml())
+    assert verdict(Guards(f"get rid of the task {params['title'].lower()}"), screen) == (
+        "complete",
+        "",
+    )
+
+
+def test_every_expense_still_listed_is_named_in_any_case_and_row_format() -> None:
+    names = TASKS_BY_NAME["ExpenseDeleteMultiple"].params(0)["names"].split(", ")
+    _, screen = app_screen("ExpenseDeleteMultiple", "Pro Expense")
+    shown = [e.label for e in screen.elements]
+    listed = [name for name in names if any(label.startswith(name + ", ") for label in shown)]
+    assert listed, "the start screen lists some of the expenses to delete"
+    goal = "remove these from pro expense:\n" + "\n".join(f"- {n.lower()}" for n in names)
+    assert sorted(removal_shown(goal, screen)) == sorted(listed)
+
+
+def test_a_recipe_is_named_by_the_title_after_its_photo() -> None:
+    titles = TASKS_BY_NAME["RecipeDeleteMultipleRecipes"].params(1)["titles"].split(", ")
+    _, screen = app_screen("RecipeDeleteMultipleRecipes", "Broccoli", seed=1)
+    shown = removal_shown(f"Delete the recipes {', '.join(titles)} from Broccoli.", screen)
+    assert shown and set(shown) <= set(titles)
+
+
+@pytest.mark.parametrize(
+    "goal",
+    [
+        # a place, not an item: a folder, an app, a note edited
+        "Delete the file {file} from the {folder} folder.",
+        "In {folder}, remove whatever is older than a week",
+        "delete the line 'x' from the note in {folder}",
+        # what the goal keeps
+        "Delete every file except {file}",
+        "remove the old files but keep {file}",
+        # all but one of duplicates stays listed
+        "Delete the duplicates of {file}, keeping one copy",
+        # no deletion asked
+        "Open {file}",
+    ],
+)
+def test_places_kept_items_and_other_goals_are_not_read_as_deletions(goal: str) -> None:
+    params = TASKS_BY_NAME["FilesDeleteFile"].params(0)
+    device, _ = app_screen("FilesDeleteFile", "Files")
+    folder, file = params["subfolder"], params["file_name"]
+    screens = [Screen.parse(device.dump_xml())]
+    # the folder's row on the storage screen, then the file's row inside it
+    device.tap(*next(e.center for e in screens[0].elements if e.label.startswith(folder)))
+    screens.append(Screen.parse(device.dump_xml()))
+    assert any(e.label.startswith(file) for e in screens[1].elements)
+    text = goal.format(file=file, folder=folder)
+    if "{file}" in goal and "Delete the file" in goal:
+        # the folder is a place; the file, when deleted and still listed, is the item
+        assert removal_shown(text, screens[0]) == []
+        assert removal_shown(text, screens[1]) == [file]
+    else:
+        assert [removal_shown(text, screen) for screen in screens] == [[], []]
+
+
+def test_a_refused_deletion_is_in_the_trajectory_and_counted(tmp_path: Path) -> None:
+    title = TASKS_BY_NAME["TasksDeleteTask"].params(0)["title"]
+    device = Simulator(state=TASKS_BY_NAME["TasksDeleteTask"].initial_state(0))
+    episode = run_scripted(
+        f"Delete the task {title} from the Tasks app.",
+        device,
+        [call("open_app", name="Tasks"), call("task_complete", success=True)],
+        tmp_path / "t.jsonl",
+    )
+    claim = episode.steps[1]
+    assert claim.guard.verdict == "block" and is_refused_completion(claim)
+    assert title in claim.guard.notes[0].reason
+    assert episode.end.stop_reason != "completed"
+
+
+# --- answers ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("goal", "asks"),
+    [
+        ("How much did I spend on Bonus 304 according to Pro Expense?", True),
+        ("Look up Ana in Contacts. What is their phone number?", True),
+        ("Find the number saved for Ana Lima.", True),
+        ("whats anas number", True),
+        ("do i have anything on friday?", True),
+        ("Check the Calendar and tell me what is on Friday.", True),
+        ("Could you tell me what Ana's number is?", True),
+        ("Can you turn on Wi-Fi?", False),
+        ("How about texting Ana the words 'see you'?", False),
+        ("When you get a chance, could you erase the task Call Ana?", False),
+        ("Can I get you to erase the expense Bonus 304?", False),
+        ("When you're finished, Markor should hold no notes at all, so delete them.", False),
+        ("When you get a moment, verify that Wi-Fi is on, and fix it if it is not.", False),
+        ("Could you get me connected to wifi again?", False),
+        ("Do I have any events on Friday? Answer yes or no.", True),
+        ("Is Wi-Fi on? If not, turn it on.", False),
+        ("is bluetooth off? it should be", False),
+        ("Turn on Wi-Fi and tell me when done", False),
+        ("Delete the expense Bonus 304.", False),
+    ],
+)
+def test_questions_and_requests_for_a_value_are_told_from_requests(goal: str, asks: bool) -> None:
+    assert asks_for_answer(goal) is asks
+
+
+def test_a_question_closed_without_an_answer_goes_back_once() -> None:
+    _, screen = app_screen("ContactsPhoneNumber", "Contacts")
+    guards = Guards("Find the number saved for Ana Lima.")
+    refused, told = verdict(guards, screen)
+    assert refused == "block" and "`answer`" in told
+    assert verdict(guards, screen) == ("complete", "")
+
+
+def test_an_amount_read_off_the_next_row_goes_back_once_naming_both_rows() -> None:
+    params = TASKS_BY_NAME["ExpenseFindAmount"].params(0)
+    _, screen = app_screen("ExpenseFindAmount", "Pro Expense")
+    goal = f"How much did I spend on {params['name']} according to Pro Expense?"
+    neighbour = next(
+        row
+        for row in params["noise"]
+        if any(e.label.startswith(row["name"] + ", ") for e in screen.elements)
+    )
+    wrong = f"${neighbour['amount']:.2f}"
+    mismatch = answer_row_mismatch(goal, wrong, screen)
+    assert mismatch is not None
+    assert mismatch[0].startswith(neighbour["name"] + ", ") and mismatch[1] == params["name"]
+    guards = Guards(goal)
+    refused, told = verdict(guards, screen, wrong)
+    assert refused == "block" and params["name"] in told and neighbour["name"] in told
+    assert verdict(guards, screen, wrong)[0] == "complete"  # the same answer again stands
+
+
+def test_the_amount_of_the_named_row_stands() -> None:
+    params = TASKS_BY_NAME["ExpenseFindAmount"].params(0)
+    _, screen = app_screen("ExpenseFindAmount", "Pro Expense")
+    goal = f"How much did I spend on {params['name']} according to Pro Expense?"
+    assert answer_row_mismatch(goal, params["amount_text"], screen) is None
+    assert verdict(Guards(goal), screen, f"${params['amount_text']}") == ("complete", "")
+
+
+# --- switches named with a time -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "goal", ["Disable the alarm set for {time}.", "turn off the {time} alarm", "{time} alarm: off"]
+)
+def test_an_alarm_named_by_its_time_is_checked_like_any_switch(goal: str) -> None:
+    time = TASKS_BY_NAME["ClockAlarmTurnOff"].params(0)["time"]
+    _, screen = app_screen("ClockAlarmTurnOff", "Clock")
+    alarm = next(e for e in screen.elements if e.role == "switch" and e.label.startswith(time))
+    assert alarm.checked is True
+    refused, told = verdict(Guards(goal.format(time=time)), screen)
+    assert refused == "block" and "off" in told
