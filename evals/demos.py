@@ -11,11 +11,11 @@ from the screen it is shown and so demonstrates the way back.
 
 The split never leaks (`evals.splits`): demonstrations come only from training seeds (past
 `EVALUATION_SEEDS`) and a task's training phrasings (never `Task.held_out_phrasing`), and no
-demonstration's goal says a held-out or test goal, in any case, punctuation or politeness
-(`evals.splits.leaked_goal`); evaluations of a trained policy play only what training never
-saw. Only episodes the oracle finishes successfully are kept. Every decision is written,
-repeats included (a parameterless task plays the same decisions for every seed): how often a
-decision occurs is its weight in training.
+demonstration's goal says a held-out goal or a goal in the validation or test split's others'
+words, in any case, punctuation or politeness (`evals.splits.leaked_goal`); evaluations of a
+trained policy play only what training never saw. Only episodes the oracle finishes
+successfully are kept. Every decision is written, repeats included (a parameterless task plays
+the same decisions for every seed): how often a decision occurs is its weight in training.
 """
 
 from __future__ import annotations
@@ -290,8 +290,8 @@ def record_episode(episode: DemoEpisode, scratch: Path) -> list[dict[str, Any]] 
 
 
 def check_split(episodes: Iterable[DemoEpisode]) -> None:
-    """Refuse any held-out episode, and any whose goal says a held-out or test goal:
-    training files must never hold one."""
+    """Refuse any held-out episode, and any whose goal says a held-out goal or a goal in
+    other people's words: training files must never hold one."""
     for episode in episodes:
         task, seed = episode.task, episode.seed
         if is_held_out(task, seed, episode.phrasing):

@@ -6,13 +6,18 @@ Choose on one split, report on another:
   (all but its last) and their rewordings (`evals.goal_rewording`). Only `eval --export-demos`
   plays them, and it refuses anything else (`evals.demos.check_split`).
 - **validation** chooses: `VALIDATION_SEEDS` (0 and 1), each task in phrasing 0 and in its
-  held-out phrasing (its last). Every choice between training runs, checkpoints, data and
-  settings is made on it. These seeds chose every model shipped so far, which is why they are
-  the validation seeds now.
+  held-out phrasing (its last), and goals written in other people's words of its own
+  (`evals/goals/others_words_validation.jsonl`, rendered on the same seeds). Every choice
+  between training runs, checkpoints, data and settings is made on it. These seeds chose every
+  model shipped so far, which is why they are the validation seeds now.
 - **test** reports: `TEST_SEEDS` (50 and 51), each task in phrasing 0 and in its held-out
   phrasing, and the goals written in other people's words (`evals/goals/others_words.jsonl`,
   rendered on the same seeds). Run once per shipped model, after it was chosen; nothing measured
   here may feed a choice, or it stops being a test.
+
+The two sets of others' words were written apart, and neither says a goal of the other: choices
+see how a model does on other people's words, and the test's stay unseen until a chosen model
+is reported.
 
 Seeds 2 and 3 chose a checkpoint once (the eleventh run's), so they are no test seeds; like
 every seed below 100 they never train either.
@@ -21,9 +26,9 @@ every seed below 100 they never train either.
 `eval --runs 2` plays seeds 0 and 1 (validation) in phrasing 0, and `--phrasing held-out` in the
 held-out one.
 
-The held-out phrasing and the others' words must never reach training data, whatever the
-case, punctuation or politeness around them: `leaked_goal` finds a training goal that says one
-(after `plain_words`), and the export refuses it.
+The held-out phrasing and both splits' others' words must never reach training data, whatever
+the case, punctuation or politeness around them: `leaked_goal` finds a training goal that says
+one (after `plain_words`), and the export refuses it.
 """
 
 from __future__ import annotations
@@ -47,7 +52,9 @@ TRAINING_SEEDS_START = 100
 EVALUATION_SEEDS = range(TRAINING_SEEDS_START)
 VALIDATION_SEEDS = range(0, 2)
 TEST_SEEDS = range(50, 52)
-OTHERS_WORDS_FILE = Path(__file__).with_name("goals") / "others_words.jsonl"
+_GOAL_FILES = Path(__file__).with_name("goals")
+OTHERS_WORDS_FILE = _GOAL_FILES / "others_words.jsonl"  # the test split's
+VALIDATION_OTHERS_WORDS_FILE = _GOAL_FILES / "others_words_validation.jsonl"
 
 SplitName = Literal["validation", "test"]
 
@@ -57,12 +64,14 @@ class Split:
     name: SplitName
     purpose: str
     seeds: range
-    with_others_words: bool  # the goals in other people's words join the split
+    # the goal file of its goals in other people's words, played after the phrasings; None for
+    # a split without them
+    others_words_file: Path | None
 
 
 SPLITS: dict[SplitName, Split] = {
-    "validation": Split("validation", "chooses", VALIDATION_SEEDS, with_others_words=False),
-    "test": Split("test", "reports", TEST_SEEDS, with_others_words=True),
+    "validation": Split("validation", "chooses", VALIDATION_SEEDS, VALIDATION_OTHERS_WORDS_FILE),
+    "test": Split("test", "reports", TEST_SEEDS, OTHERS_WORDS_FILE),
 }
 
 
@@ -74,7 +83,7 @@ def plan_split(
     detour: bool = False,
 ) -> list[Run]:
     """The runs of split `name` for `tasks`: each task on the split's seeds in phrasing 0 and
-    in its held-out phrasing, then (test) its goals in other people's words."""
+    in its held-out phrasing, then its goals in the split's others' words."""
     split = SPLITS[name]
     runs = [
         Run(task, seed, policy, guarded, phrasing, detour)
@@ -84,22 +93,29 @@ def plan_split(
         for seed in split.seeds
         for phrasing in (0, task.held_out_phrasing)
     ]
-    if split.with_others_words:
-        names = {task.name for task in tasks}
-        given = [goal for goal in others_words() if goal.task.name in names]
-        runs += plan_given_goals(given, policies, guards, detour)
-    return runs
+    names = {task.name for task in tasks}
+    given = [goal for goal in others_words(name) if goal.task.name in names]
+    return runs + plan_given_goals(given, policies, guards, detour)
+
+
+def others_words(split: SplitName = "test") -> tuple[GivenGoal, ...]:
+    """The goals in other people's words that split `split` plays, as its goal file holds them
+    (by default the test split's, `evals/goals/others_words.jsonl`)."""
+    path = SPLITS[split].others_words_file
+    return () if path is None else _goal_file(path)
 
 
 @functools.cache
-def others_words() -> tuple[GivenGoal, ...]:
-    """The goals in other people's words, as `evals/goals/others_words.jsonl` holds them."""
-    return tuple(load_goal_file(OTHERS_WORDS_FILE, TASKS_BY_NAME))
+def _goal_file(path: Path) -> tuple[GivenGoal, ...]:
+    return tuple(load_goal_file(path, TASKS_BY_NAME))
 
 
 @functools.cache
 def _others_words_of(task_name: str) -> tuple[str, ...]:
-    return tuple(goal.text for goal in others_words() if goal.task.name == task_name)
+    """Every goal of task `task_name` in other people's words, whichever split plays it."""
+    return tuple(
+        goal.text for split in SPLITS for goal in others_words(split) if goal.task.name == task_name
+    )
 
 
 def write_goal_file(lines: Iterable[GoalLine], path: Path) -> None:
@@ -147,7 +163,8 @@ def _says_plain(goal: str, other: str) -> bool:
 
 def kept_from_training(task: Task, seed: int) -> list[str]:
     """The goals a training episode of `task` on `seed` must not say: the held-out phrasing
-    with that seed's values, and every goal of the task in other people's words."""
+    with that seed's values, and every goal of the task in other people's words (the
+    validation split's and the test split's)."""
     return [task.goal(seed, task.held_out_phrasing), *_others_words_of(task.name)]
 
 
@@ -158,7 +175,8 @@ def _kept_plain_words(task: Task, seed: int) -> tuple[tuple[str, str], ...]:
 
 
 def leaked_goal(task: Task, seed: int, goal: str) -> str | None:
-    """The held-out or test goal that `goal`, a would-be training goal, says; None if none."""
+    """The held-out goal, or goal in other people's words, that `goal`, a would-be training
+    goal, says; None if none."""
     said = plain_words(goal)
     kept = _kept_plain_words(task, seed)
     return next((text for text, plain in kept if _says_plain(said, plain)), None)

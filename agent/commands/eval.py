@@ -76,9 +76,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--split",
         choices=("validation", "test"),
         help=(
-            "play a split (evals.splits): validation chooses (seeds 0-1, phrasing 0 and the "
-            "held-out one), test reports a shipped model once (seeds 50-51, both phrasings and "
-            "the goals in other people's words); instead of --runs, --phrasing and --goals"
+            "play a split (evals.splits): validation chooses (seeds 0-1, phrasing 0, the "
+            "held-out one and its goals in other people's words), test reports a shipped model "
+            "once (seeds 50-51, both phrasings and goals in other people's words of its own); "
+            "instead of --runs, --phrasing and --goals"
         ),
     )
     parser.add_argument(

@@ -54,6 +54,7 @@ def test_the_wheel_ships_code_data_and_checkpoints_but_no_test_data(wheel: Path)
         "agent/commands/serve.py",
         "simulator/tasks/phrasings/clock.json",
         "evals/goals/others_words.jsonl",  # the test split's goals: `eval --split test`
+        "evals/goals/others_words_validation.jsonl",  # the validation split's
     ):
         assert data in names
     bundled = REPO_ROOT / "fixtures" / "models"

@@ -157,7 +157,7 @@ def test_training_file_holds_no_held_out_task_seed_or_phrasing(tmp_path: Path) -
         )
         assert states_goal(line, episode.goal) and line["goal"] == episode.goal
         # The held-out wording never reaches training, whichever seed it would come with, nor
-        # does a goal of the test split in any case or politeness.
+        # does a goal in either split's others' words in any case or politeness.
         assert not any(states_goal(line, task.goal(seed, task.held_out_phrasing)) for seed in seeds)
         assert leaked_goal(task, line["seed"], line["goal"]) is None
     # both thinking modes, plain and reworded goals are represented
@@ -165,11 +165,12 @@ def test_training_file_holds_no_held_out_task_seed_or_phrasing(tmp_path: Path) -
     assert {line["reworded"] for line in lines} == {True, False}
 
 
-def test_a_goal_saying_a_held_out_or_test_goal_is_refused_in_any_case_or_politeness(
+def test_a_goal_saying_a_held_out_goal_or_others_words_is_refused_in_any_case_or_politeness(
     tmp_path: Path,
 ) -> None:
     """A training phrasing that says the held-out one with a prefix or in another case, or says
-    a goal of the test split's others' words, is refused like a held-out phrasing."""
+    a goal of the validation or the test split's others' words, is refused like a held-out
+    phrasing."""
     wifi = TASKS_BY_NAME["SystemWifiTurnOn"]
     prefixed = replace(wifi, templates=("Please ENABLE wlan!", *wifi.templates[1:]))
     with pytest.raises(DemoSplitError, match="held out"):
@@ -177,16 +178,18 @@ def test_a_goal_saying_a_held_out_or_test_goal_is_refused_in_any_case_or_politen
     assert not (tmp_path / "demos.jsonl").exists()
 
     off = TASKS_BY_NAME["SystemWifiTurnOff"]
-    test_goal = next(g.text for g in others_words() if g.task.name == off.name)
-    worded = replace(off, templates=(f"{test_goal.upper()}, thanks.", *off.templates[1:]))
-    with pytest.raises(DemoSplitError, match="held out"):
-        check_split([DemoEpisode(worded, 100, 0, thinking=False)])
+    for split in ("validation", "test"):
+        kept = next(g.text for g in others_words(split) if g.task.name == off.name)
+        worded = replace(off, templates=(f"{kept.upper()}, thanks.", *off.templates[1:]))
+        with pytest.raises(DemoSplitError, match="held out"):
+            check_split([DemoEpisode(worded, 100, 0, thinking=False)])
     check_split([DemoEpisode(off, 100, 0, thinking=False)])
 
 
-def test_no_exported_episode_says_a_held_out_or_test_goal() -> None:
+def test_no_exported_episode_says_a_held_out_goal_or_others_words() -> None:
     """Every goal an export of training seeds plans, rewordings and detours included, keeps
-    clear of the held-out phrasings and of the others' words: no export is refused for it."""
+    clear of the held-out phrasings and of both splits' others' words: no export is refused
+    for it."""
     check_split(plan_demo_episodes(TASKS, range(100, 200), detours=True))
 
 

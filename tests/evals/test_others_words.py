@@ -1,5 +1,7 @@
-"""Goals in other people's words (`evals/goals/others_words.jsonl`): each one states what its
-task's check needs, in words the suite's own phrasings never use.
+"""Goals in other people's words, the test split's (`evals/goals/others_words.jsonl`) and the
+validation split's (`evals/goals/others_words_validation.jsonl`): each one states what its
+task's check needs, in words the suite's own phrasings never use, and neither set says a goal
+of the other.
 
 The values are checked here with this file's own reading of times, dates, numbers and
 durations, not with the views that wrote them, so a view that writes a wrong value fails.
@@ -13,35 +15,50 @@ import re
 import string
 import unicodedata
 from collections.abc import Callable
+from types import ModuleType
 from typing import Any
 
 import pytest
 
 from evals.goal_files import GoalLine
 from evals.goal_rewording import training_goal_template
-from evals.goals.others_words import PHRASINGS, VIEWS, goal_lines
-from evals.splits import OTHERS_WORDS_FILE, TEST_SEEDS, others_words, says
+from evals.goals import others_words as test_set
+from evals.goals import others_words_validation as validation_set
+from evals.goals.views import VIEWS
+from evals.splits import SPLITS, SplitName, others_words, says
 from simulator.tasks import TASKS, TASKS_BY_NAME, Task
 from simulator.tasks.app_steps import TODAY
 
-LINES = [GoalLine.model_validate_json(line) for line in OTHERS_WORDS_FILE.read_text().splitlines()]
+# Each split's set of goals in other people's words: the module that writes it.
+SETS: dict[SplitName, ModuleType] = {"test": test_set, "validation": validation_set}
 
 
-def test_the_file_is_what_the_phrasings_render_on_the_test_seeds() -> None:
-    # regenerate with: python -m evals.goals.others_words
-    assert goal_lines(TEST_SEEDS) == LINES
+def read_lines(split: SplitName) -> list[GoalLine]:
+    path = SPLITS[split].others_words_file
+    assert path is not None
+    return [GoalLine.model_validate_json(line) for line in path.read_text().splitlines()]
+
+
+LINES = {split: read_lines(split) for split in SETS}
+
+
+@pytest.mark.parametrize("split", SETS)
+def test_the_file_is_what_its_phrasings_render_on_its_splits_seeds(split: SplitName) -> None:
+    # regenerate with: python -m evals.goals.others_words (and ..._validation)
+    assert SETS[split].goal_lines(SPLITS[split].seeds) == LINES[split]
     # and `eval --goals` reads it as written
-    assert [(g.task.name, g.seed, g.text) for g in others_words()] == [
-        (line.task, line.seed, line.goal) for line in LINES
+    assert [(g.task.name, g.seed, g.text) for g in others_words(split)] == [
+        (line.task, line.seed, line.goal) for line in LINES[split]
     ]
 
 
-def test_every_task_has_at_least_two_goals_covering_both_test_seeds() -> None:
-    assert set(PHRASINGS) == {task.name for task in TASKS}
+@pytest.mark.parametrize("split", SETS)
+def test_every_task_has_at_least_two_goals_covering_both_seeds(split: SplitName) -> None:
+    assert set(SETS[split].PHRASINGS) == {task.name for task in TASKS}
     for task in TASKS:
-        lines = [line for line in LINES if line.task == task.name]
+        lines = [line for line in LINES[split] if line.task == task.name]
         assert len(lines) >= 2, task.name
-        assert {line.seed for line in lines} == set(TEST_SEEDS), task.name
+        assert {line.seed for line in lines} == set(SPLITS[split].seeds), task.name
         assert len({line.goal for line in lines}) == len(lines), task.name
 
 
@@ -90,9 +107,24 @@ def named_dates(goal: str, today: dt.date = TODAY) -> set[dt.date]:
         offset = (WEEKDAYS.index(name) - today.weekday()) % 7 or 7
         return today + (offset + 7 * weeks) * day
 
+    def on_weekday(name: str, date: dt.date) -> dt.date:
+        """`date` said with its weekday; a weekday it does not fall on reads as no day."""
+        return date if WEEKDAYS[date.weekday()] == name else dt.date.min
+
     this_monday = today - today.weekday() * day
     month = "(" + "|".join(MONTHS) + r")[a-z]*"
     take(r"\b(\d{4})-(\d{2})-(\d{2})\b", lambda m: dt.date(*map(int, m.groups())))
+    # a weekday with its date: "Friday the 18th", "Wednesday Nov 6"
+    take(
+        rf"\b{weekday},? (?:the )?(\d{{1,2}})(?:st|nd|rd|th)\b",
+        lambda m: on_weekday(m.group(1), today.replace(day=int(m.group(2)))),
+    )
+    take(
+        rf"\b{weekday},? {month} (\d{{1,2}})(?:st|nd|rd|th)?\b",
+        lambda m: on_weekday(
+            m.group(1), today.replace(month=MONTHS.index(m.group(2)) + 1, day=int(m.group(3)))
+        ),
+    )
     take(
         rf"\b{month} (\d{{1,2}})(?:st|nd|rd|th)?\b",
         lambda m: today.replace(month=MONTHS.index(m.group(1)) + 1, day=int(m.group(2))),
@@ -259,7 +291,14 @@ def needs(task: Task, params: dict[str, Any]) -> list[Need]:
     ]
 
 
-@pytest.mark.parametrize("line", LINES, ids=lambda line: f"{line.task}-s{line.seed}")
+@pytest.mark.parametrize(
+    "line",
+    [
+        pytest.param(line, id=f"{split}-{line.task}-s{line.seed}")
+        for split in SETS
+        for line in LINES[split]
+    ],
+)
 def test_each_goal_states_every_value_its_check_needs(line: GoalLine) -> None:
     task = TASKS_BY_NAME[line.task]
     params = task.params(line.seed)
@@ -271,7 +310,7 @@ def test_a_day_said_any_way_reads_back_as_that_day() -> None:
     """Every view of a date names exactly that day, for each day a task may ask for."""
     for offset in range(-14, 16):
         day = TODAY + dt.timedelta(days=offset)
-        for view in ("relative", "after_next", "short", "day_month", "ordinal"):
+        for view in ("relative", "after_next", "short", "day_month", "ordinal", "weekday_ordinal"):
             said = VIEWS[view](day.isoformat())
             assert named_dates(f"due {said}") == {day}, (view, said, day)
 
@@ -289,16 +328,35 @@ def training_goals(task: Task, seed: int, draws: int = 60) -> set[str]:
     } | {task.goal(seed, phrasing) for phrasing in task.training_phrasings}
 
 
+@pytest.mark.parametrize("split", SETS)
 @pytest.mark.parametrize("task", TASKS, ids=lambda task: task.name)
-def test_no_goal_says_a_phrasing_of_the_task_or_is_said_by_one(task: Task) -> None:
+def test_no_goal_says_a_phrasing_of_the_task_or_is_said_by_one(
+    split: SplitName, task: Task
+) -> None:
     """Not the same sentence in another case, nor one inside the other: the task's own
     phrasings (held-out one included) and their rewordings are all our words."""
     overlaps = [
         (line.goal, goal)
-        for line in LINES
+        for line in LINES[split]
         if line.task == task.name
         for goal in training_goals(task, line.seed)
         | {task.goal(line.seed, phrasing) for phrasing in range(len(task.templates))}
         if says(line.goal, goal) or says(goal, line.goal)
     ]
+    assert not overlaps
+
+
+def test_neither_set_says_a_goal_of_the_other() -> None:
+    """The validation split's goals were written apart from the test split's: none says one of
+    the test's, nor is said by one, whatever task either is for. A failure names only the
+    validation goal (its task and its place among the task's goals), so that the test's goals
+    stay unread."""
+    overlaps = []
+    for task in TASKS:
+        goals = [line.goal for line in LINES["validation"] if line.task == task.name]
+        overlaps += [
+            (task.name, index)
+            for index, goal in enumerate(goals)
+            if any(says(goal, other.goal) or says(other.goal, goal) for other in LINES["test"])
+        ]
     assert not overlaps

@@ -1,5 +1,6 @@
 """The splits (`evals.splits`): training, validation and test seeds never meet, and a held-out
-or test goal reaches no training goal, whatever case, punctuation or politeness it comes in."""
+goal or a goal in either split's others' words reaches no training goal, whatever case,
+punctuation or politeness it comes in."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ import pytest
 
 from evals.demos import given_values
 from evals.goal_rewording import training_goal_template
-from evals.goals.others_words import PHRASINGS
+from evals.goals import others_words as test_set
+from evals.goals import others_words_validation as validation_set
 from evals.policies import parse_policy
 from evals.runner import Run
 from evals.splits import (
@@ -50,13 +52,16 @@ def planned(name: SplitName, tasks: list[Task] = TASKS) -> list[Run]:
     return plan_split(name, tasks, parse_policy("oracle"), [True])
 
 
-def test_validation_plays_two_phrasings_per_task_and_seed() -> None:
+def test_validation_plays_its_seeds_in_both_phrasings_and_its_own_others_words() -> None:
     runs = planned("validation")
-    assert len(runs) == len(TASKS) * len(VALIDATION_SEEDS) * 2
+    phrased = len(TASKS) * len(VALIDATION_SEEDS) * 2
+    assert len(runs) == phrased + len(others_words("validation"))
     wifi = TASKS_BY_NAME["SystemWifiTurnOn"]
-    assert {r.goal for r in runs if r.task is wifi} == {"Turn on Wi-Fi.", "Enable WLAN."}
+    assert {r.goal for r in runs[:phrased] if r.task is wifi} == {"Turn on Wi-Fi.", "Enable WLAN."}
+    assert [r.given for r in runs[phrased:]] == list(others_words("validation"))
     assert {r.seed for r in runs} == set(VALIDATION_SEEDS)
-    assert {r.wording for r in runs} == {"phrasing 0", "held-out phrasing"}
+    wordings = {"phrasing 0", "held-out phrasing", "others_words_validation"}
+    assert {r.wording for r in runs} == wordings
 
 
 def test_test_plays_its_seeds_in_both_phrasings_and_the_others_words() -> None:
@@ -72,7 +77,7 @@ def test_test_plays_its_seeds_in_both_phrasings_and_the_others_words() -> None:
     assert {r.task for r in some} == {alarm}
     held_out = {alarm.goal(seed, alarm.held_out_phrasing) for seed in TEST_SEEDS}
     assert held_out <= {r.goal for r in some}
-    assert len(some) == 2 * len(TEST_SEEDS) + len(PHRASINGS[alarm.name])
+    assert len(some) == 2 * len(TEST_SEEDS) + len(test_set.PHRASINGS[alarm.name])
 
 
 def test_eval_plays_a_split_and_refuses_what_a_split_decides(
@@ -81,12 +86,14 @@ def test_eval_plays_a_split_and_refuses_what_a_split_decides(
     from agent.cli import main
 
     base = ["eval", "--suite", "sim", "--policy", "oracle", "--tasks", "SystemWifiTurnOn"]
-    results = tmp_path / "results.json"
-    run = [*base, "--split", "test", "--run-dir", str(tmp_path / "run"), "--json", str(results)]
-    assert main(run) == 0
-    report = json.loads(results.read_text())
-    assert len(report["results"]) == 2 * len(TEST_SEEDS) + len(PHRASINGS["SystemWifiTurnOn"])
-    assert all(result["success"] for result in report["results"])
+    for split, goal_set in (("validation", validation_set), ("test", test_set)):
+        results = tmp_path / f"{split}.json"
+        command = [*base, "--split", split, "--run-dir", str(tmp_path / split)]
+        assert main([*command, "--json", str(results)]) == 0
+        report = json.loads(results.read_text())
+        played = 2 * len(SPLITS[split].seeds) + len(goal_set.PHRASINGS["SystemWifiTurnOn"])
+        assert len(report["results"]) == played
+        assert all(result["success"] for result in report["results"])
     capsys.readouterr()
     for extra in (["--runs", "2"], ["--phrasing", "held-out"], ["--export-demos", "d.jsonl"]):
         assert main([*base, "--split", "validation", *extra]) == 2
@@ -111,19 +118,26 @@ def test_a_goal_is_said_whatever_its_case_punctuation_or_politeness() -> None:
     assert plain_words("Battery charge (%)?") == "battery charge percent"
 
 
-def test_a_held_out_or_test_goal_is_found_in_a_would_be_training_goal() -> None:
+def test_a_held_out_goal_or_others_words_are_found_in_a_would_be_training_goal() -> None:
     wifi = TASKS_BY_NAME["SystemWifiTurnOn"]
     assert leaked_goal(wifi, 100, "Please enable wlan!") == "Enable WLAN."
     assert leaked_goal(wifi, 100, "Turn on Wi-Fi.") is None
     off = TASKS_BY_NAME["SystemWifiTurnOff"]
+    # a goal of the test split's others' words, and one of the validation split's
     assert leaked_goal(off, 100, "KILL THE WIFI, thanks") == "kill the wifi"
+    flaky = "the router here is flaky, take the phone off wifi completely"
+    assert (
+        leaked_goal(off, 100, "The router here is FLAKY - take the phone off Wi-Fi completely!")
+        == flaky
+    )
     # another task's held-out goal is no leak
     assert leaked_goal(off, 100, "Enable WLAN.") is None
 
 
 def test_no_training_phrasing_or_rewording_says_a_held_out_or_test_goal() -> None:
     """Over many draws of the rewordings export uses, and the word dropout training applies
-    on top: every training goal keeps clear of the held-out phrasing and the others' words."""
+    on top: every training goal keeps clear of the held-out phrasing and of both splits'
+    others' words."""
     leaks = []
     for task in TASKS:
         for seed in (100, 101):
