@@ -22,9 +22,13 @@ be shown them (the real model brings them from pretraining). A rewording:
 - puts a one-sentence instruction in a request ("Please ...", "Can you ...?") or drops its full
   stop;
 - writes the rows of a goal that lists records (expenses, recipes) another way: `key: value`
-  pairs, commas, bars or semicolons, bulleted or numbered (`reformat_listing`).
+  pairs, commas, bars or semicolons, bulleted or numbered (`reformat_listing`);
+- writes a time of day or a day another way people write it (`restate_values`): "6:29pm" or
+  "18:29" for "6:29 PM"; "tomorrow", "Friday", "Oct 18", "the 18th" for a date, said from the
+  simulator's today. These are the views of `evals.goals.views` that are ways of writing a
+  value, never a goal's words.
 
-Parameters (`{name}`) and quoted text are never touched, and a listing's rows keep every value
+Parameters (`{name}`) and quoted text are never reworded, and a listing's rows keep every value
 exactly as given, so the task's check and the values a reply copies from the goal stay valid. A
 rewording never says the task's held-out template, not even inside a request.
 """
@@ -36,6 +40,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from evals.goals.views import VIEWS
 from simulator.tasks import TASKS, Task
 
 # Phrases of one meaning, any of which may stand for another (matched whole-word, any case). A
@@ -108,6 +113,8 @@ CASES = {
     **{"names lower": 0.13, "names capitalized": 0.04},
 }
 LISTING_PROBABILITY = 0.5
+# How often a time of day or a date is written another way (`restate_values`).
+VALUE_VIEW_PROBABILITY = 0.4
 # Words that start an instruction (a goal that starts otherwise is not put in a request).
 _INSTRUCTION_VERBS = frozenset(
     {
@@ -225,9 +232,40 @@ def training_goal_template(task: Task, phrasing: int, rng: random.Random) -> str
 
 def training_goal(task: Task, seed: int, phrasing: int, rng: random.Random) -> str:
     """The goal of a reworded training episode: `training_goal_template` filled with the
-    seed's parameters, a listing of records written another way (`reformat_listing`)."""
+    seed's parameters, a listing of records written another way (`reformat_listing`), and
+    times and dates as people also write them (`restate_values`)."""
     template = training_goal_template(task, phrasing, rng)
-    return template.format(**reformat_listing(task.params(seed), rng))
+    return template.format(**restate_values(reformat_listing(task.params(seed), rng), rng))
+
+
+# A field that says a time of day -> the parameter with the same time on the 24-hour clock.
+_TIME_FIELDS = {"time": "hhmm", "new_time": "new_hhmm"}
+_TIME_VIEWS = ("compact", "24-hour")
+# A field that says a day -> the parameter with the same day as an ISO date.
+_DATE_FIELDS = {"day": "date", "date": "due_iso"}
+_DATE_VIEWS = ("relative", "short", "day_month", "ordinal", "weekday_ordinal")
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def _time_view(view: str, twelve_hour: str, hhmm: str) -> str:
+    return hhmm if view == "24-hour" else VIEWS[view](twelve_hour)
+
+
+def restate_values(params: Mapping[str, Any], rng: random.Random) -> dict[str, Any]:
+    """`params` with each time of day and day a goal says written another way, each about
+    `VALUE_VIEW_PROBABILITY` of the time: "6:29pm", "18:29"; "tomorrow",
+    "Friday", "Oct 18", "18 Oct", "the 18th", "Friday the 18th", the day said from the
+    phone's today as people say it. The value stays the one the task asks for."""
+    restated = dict(params)
+    for field, hhmm in _TIME_FIELDS.items():
+        if field in params and hhmm in params and rng.random() < VALUE_VIEW_PROBABILITY:
+            restated[field] = _time_view(rng.choice(_TIME_VIEWS), params[field], params[hhmm])
+    for field, iso in _DATE_FIELDS.items():
+        day = params.get(iso)
+        restate = field in params and isinstance(day, str) and _ISO_DATE.fullmatch(day)
+        if restate and rng.random() < VALUE_VIEW_PROBABILITY:
+            restated[field] = VIEWS[rng.choice(_DATE_VIEWS)](day)
+    return restated
 
 
 def reformat_listing(params: Mapping[str, Any], rng: random.Random) -> dict[str, Any]:

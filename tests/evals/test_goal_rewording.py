@@ -3,9 +3,11 @@ each asking exactly what the phrasing asks with exactly its values."""
 
 from __future__ import annotations
 
+import datetime as dt
 import random
 import re
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -15,11 +17,13 @@ from evals.goal_rewording import (
     SYNONYMS,
     kept_names,
     reformat_listing,
+    restate_values,
     reword,
     training_goal,
     training_goal_template,
 )
-from simulator.tasks import TASKS, TASKS_BY_NAME
+from simulator.tasks import TASKS, TASKS_BY_NAME, Task
+from tests.evals.test_others_words import clock_minutes, named_dates
 
 TRAINING_TEMPLATES = [task.templates[i] for task in TASKS for i in task.training_phrasings]
 
@@ -126,7 +130,8 @@ def test_a_reworded_goal_asks_with_exactly_the_values_it_was_given(
     goal = training_goal(task, seed, phrasing, random.Random(draw))
     params = task.params(seed)
     rows = params.get("rows") if "{listing}" in template else None
-    for value in (v for k, v in params.items() if isinstance(v, str) and k != "listing"):
+    restated = {"listing", "time", "new_time", "day", "date"}  # see the test below
+    for value in (v for k, v in params.items() if isinstance(v, str) and k not in restated):
         if "{" + next(k for k, v in params.items() if v == value) + "}" in template:
             assert value in goal, (value, goal)
     for row in rows or []:
@@ -184,3 +189,29 @@ def test_only_a_one_sentence_instruction_is_put_in_a_request() -> None:
             reworded = reword(template, random.Random(seed))
             if is_request(reworded):
                 assert "?" not in template and template.count(".") <= 1, (template, reworded)
+
+
+@pytest.mark.parametrize(
+    "task", [t for t in TASKS if {"time", "day", "date"} & set(t.params(100))], ids=str
+)
+def test_a_time_or_a_day_written_another_way_names_the_same_value(task: Task) -> None:
+    """Read back with the others' words test's own readers, not with the views."""
+    written: set[str] = set()
+    for seed in range(100, 130):
+        params = task.params(seed)
+        for draw in range(8):
+            restated = restate_values(params, random.Random(draw))
+            for field, hhmm in (("time", "hhmm"), ("new_time", "new_hhmm")):
+                if field in params:
+                    hour, minute = map(int, params[hhmm].split(":"))
+                    assert clock_minutes(restated[field]) == {hour * 60 + minute}, restated
+                    written.add(restated[field])
+            for field, iso in (("day", "date"), ("date", "due_iso")):
+                if field in params and iso in params:
+                    day = dt.date.fromisoformat(params[iso])
+                    assert named_dates(f"due {restated[field]}") == {day}, restated
+                    written.add(restated[field])
+    originals = {
+        task.params(seed).get(f) for seed in range(100, 130) for f in ("time", "day", "date")
+    }
+    assert written - originals, "some values are written another way"
