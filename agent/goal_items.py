@@ -5,11 +5,11 @@ A list row (an expense, a to-do, a recipe, a file, an alarm) counts as named by 
 title appears in the goal as a whole phrase, in any case. Two kinds of mention are not the item
 the goal is about and are left out:
 
-- a place: a title after "from", "in", "into", "inside", "within" or "at" (two words may
+- a place: a title after "from", "in", "into", "inside", "within", "at" or "out of" (two words may
   come between: "in the Documents folder", "from the note x.md"), or before "app", "folder",
   "directory" or "list";
-- what the goal keeps: a title after "except", "but not", "other than", "apart from", "keep" or
-  "leave" ("delete everything except X").
+- what the goal keeps: a title after "except", "but", "other than", "apart from", "keep" or
+  "leave" in the same clause ("delete everything except X").
 
 Only titles that look like the name of an item are read: two words or more, or one with a
 digit, a dot or an underscore ("Subscriptions 929", "lease_6901.pdf", "7:33 AM"). A one-word
@@ -26,7 +26,13 @@ from agent.screen import Element, Screen
 # How the screen model joins the pieces of a row's label: title, summary, values.
 _PIECE_SEPARATOR = ", "
 _REMOVAL = re.compile(
-    r"\b(?:delete|remove|erase|trash|discard|get\s+rid\s+of|throw\s+away)\b", re.IGNORECASE
+    r"\b(?:delete|remove|erase|trash|discard|get\s+rid\s+of|throw\s+away)\b"
+    r"|\b(?:take|get)\b[^.;:!?\n]*\bout\s+of\b|\bscratch\b[^.;:!?\n]*\boff\b",
+    re.IGNORECASE,
+)
+# "Don't delete it", "switch it off without removing it": no deletion asked.
+_NEGATED = re.compile(
+    r"\b(?:don['’]?t|do\s+not|never|not|without|no\s+need\s+to)\s+(?:\w+\s+){0,2}$", re.I
 )
 # Goals that delete all but one of something leave that one on screen.
 _KEEPS_ONE = re.compile(
@@ -34,12 +40,14 @@ _KEEPS_ONE = re.compile(
     re.IGNORECASE,
 )
 _PLACE_BEFORE = re.compile(
-    r"\b(?:from|in|into|inside|within|at)\s+(?:[^\s,;:]+\s+){0,2}$", re.IGNORECASE
+    r"\b(?:from|in|into|inside|within|at|out\s+of)\s+(?:[^\s,;:]+\s+){0,2}$", re.IGNORECASE
 )
 _PLACE_AFTER = re.compile(r"^['’]?s?\s*(?:app|application|folder|directory|list)\b", re.IGNORECASE)
 _KEPT_BEFORE = re.compile(
-    r"\b(?:except|but\s+not|other\s+than|apart\s+from|besides|keep|leave)\b", re.IGNORECASE
+    r"\b(?:except|but|other\s+than|apart\s+from|besides|keep|leave)\b", re.IGNORECASE
 )
+# Where the words that say an item is kept stop applying: "keep X. Delete Y" keeps only X.
+_CLAUSE_END = re.compile(r"[.;:!?\n]")
 _ITEM_LIKE = re.compile(r"\S\s+\S|[\d._]")
 # A request for a value: "tell me which ...", "answer with the amount", "find the number ...".
 _VALUE_REQUEST = re.compile(
@@ -118,17 +126,18 @@ def named_rows(goal: str, screen: Screen) -> list[tuple[Element, str]]:
 
 
 def removal_shown(goal: str, screen: Screen) -> list[str]:
-    """The items the goal asks to delete that `screen` still lists, by their titles there: a
-    claim of success on this screen is contradicted by each."""
-    verb = _REMOVAL.search(goal)
-    if verb is None or _KEEPS_ONE.search(goal):
+    """The items a goal that deletes asks to delete and `screen` still lists, by their titles
+    there: a claim of success on this screen is contradicted by each. The item may come before
+    the verb ("X isn't happening anymore, delete it"); one the goal keeps is left out."""
+    asked = [verb for verb in _REMOVAL.finditer(goal) if not _NEGATED.search(goal[: verb.start()])]
+    if not asked or _KEEPS_ONE.search(goal):
         return []
     folded = _folded(goal)
     shown = []
     for _, title in named_rows(goal, screen):
         for start in _mentions(goal, title):
-            between = folded[verb.end() : start]
-            if start >= verb.end() and not _KEPT_BEFORE.search(between):
+            clause = _CLAUSE_END.split(folded[:start])[-1]
+            if not _KEPT_BEFORE.search(clause):
                 shown.append(title)
                 break
     return shown

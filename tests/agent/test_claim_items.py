@@ -69,6 +69,18 @@ def test_every_expense_still_listed_is_named_in_any_case_and_row_format() -> Non
     assert sorted(removal_shown(goal, screen)) == sorted(listed)
 
 
+def test_a_named_task_before_the_verb_or_taken_out_is_still_read() -> None:
+    title = TASKS_BY_NAME["TasksDeleteTask"].params(0)["title"]
+    _, screen = app_screen("TasksDeleteTask", "Tasks")
+    for goal in (
+        f"{title} isn't happening anymore, delete it from my to-dos",
+        f"take {title.lower()} out of my task list",
+        f"Keep the others. Scratch {title} off the list",
+    ):
+        assert removal_shown(goal, screen) == [title], goal
+    assert removal_shown(f"Delete the finished ones but keep {title}", screen) == []
+
+
 def test_a_recipe_is_named_by_the_title_after_its_photo() -> None:
     titles = TASKS_BY_NAME["RecipeDeleteMultipleRecipes"].params(1)["titles"].split(", ")
     _, screen = app_screen("RecipeDeleteMultipleRecipes", "Broccoli", seed=1)
@@ -90,6 +102,8 @@ def test_a_recipe_is_named_by_the_title_after_its_photo() -> None:
         "Delete the duplicates of {file}, keeping one copy",
         # no deletion asked
         "Open {file}",
+        "Move {file} somewhere safe, don't delete it",
+        "Rename {file} without removing anything",
     ],
 )
 def test_places_kept_items_and_other_goals_are_not_read_as_deletions(goal: str) -> None:
