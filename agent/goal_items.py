@@ -24,7 +24,7 @@ import unicodedata
 from agent.screen import Element, Screen
 
 # How the screen model joins the pieces of a row's label: title, summary, values.
-_PIECE_SEPARATOR = ", "
+PIECE_SEPARATOR = ", "
 _REMOVAL = re.compile(
     r"\b(?:delete|remove|erase|trash|discard|get\s+rid\s+of|throw\s+away)\b"
     r"|\b(?:take|get)\b[^.;:!?\n]*\bout\s+of\b|\bscratch\b[^.;:!?\n]*\boff\b",
@@ -83,9 +83,9 @@ def _folded(text: str) -> str:
 def _titles(label: str) -> list[str]:
     """Every run of the label's pieces: the title may come after an image's description
     ("Recipe photo, Quick Falafel Wrap, A warming side dish") and may hold ", " itself."""
-    pieces = label.split(_PIECE_SEPARATOR)
+    pieces = label.split(PIECE_SEPARATOR)
     return [
-        _PIECE_SEPARATOR.join(pieces[start:end])
+        PIECE_SEPARATOR.join(pieces[start:end])
         for start in range(len(pieces))
         for end in range(start + 1, len(pieces) + 1)
     ]
@@ -152,7 +152,9 @@ def asks_for_answer(goal: str) -> bool:
     return _QUESTION.search(text) is not None and _POLITE_REQUEST.search(text) is None
 
 
-def _words(text: str) -> str:
+def padded_words(text: str) -> str:
+    """`text` as its words, lower-cased, one space apart and one at each end: a phrase is in a
+    text, word for word, when its padded words are in the text's."""
     return " " + " ".join(re.findall(r"\w+", _folded(text))) + " "
 
 
@@ -160,21 +162,21 @@ def answer_row_mismatch(goal: str, answer: str, screen: Screen) -> tuple[str, st
     """(the row `answer` was read from, the row the goal asks about) when the answer shows on
     `screen` only in rows the goal does not name, beside a row it does name that does not show
     it: a value read off the neighbouring row."""
-    said = _words(answer)
+    said = padded_words(answer)
     if not said.strip():
         return None
     named = named_rows(goal, screen)
     if not named:
         return None
     named_elements = {element.index for element, _ in named}
-    if any(said in _words(element.label) for element, _ in named):
+    if any(said in padded_words(element.label) for element, _ in named):
         return None
     others = [
         element
         for element in screen.elements
         if _is_row(element)
         and element.index not in named_elements
-        and said in _words(element.label)
+        and said in padded_words(element.label)
     ]
     if not others:
         return None

@@ -81,7 +81,13 @@ from typing import Protocol
 
 from agent import prompt
 from agent.actions import Action, LongPress, Tap, TaskComplete, TypeText, Wait, tool_name
-from agent.goal_items import answer_row_mismatch, asks_for_answer, removal_shown
+from agent.goal_items import (
+    PIECE_SEPARATOR,
+    answer_row_mismatch,
+    asks_for_answer,
+    padded_words,
+    removal_shown,
+)
 from agent.screen import Element, Screen
 from agent.trajectory import GuardNote, StopReason, Verdict
 
@@ -371,19 +377,16 @@ def _clean_goal(goal: str) -> str:
     return _LOCATION_SUFFIX.sub("", _LOCATION_PREFIX.sub("", text))
 
 
-_PIECE_SEPARATOR = ", "  # how the screen model joins a row's title and summary
-
-
 def label_titles(label: str) -> list[str]:
     """What the title of `label` may be, shortest first: every leading run of its ", "-joined
     pieces ("Dark theme, Will never turn on automatically" -> "Dark theme", then the whole)."""
-    pieces = label.split(_PIECE_SEPARATOR)
-    return [_PIECE_SEPARATOR.join(pieces[:count]) for count in range(1, len(pieces) + 1)]
+    pieces = label.split(PIECE_SEPARATOR)
+    return [PIECE_SEPARATOR.join(pieces[:count]) for count in range(1, len(pieces) + 1)]
 
 
 def label_title(label: str) -> str:
     """The part of `label` that a change of its summary leaves alone: its first piece."""
-    return label.split(_PIECE_SEPARATOR, 1)[0]
+    return label.split(PIECE_SEPARATOR, 1)[0]
 
 
 # --- risky actions ----------------------------------------------------------------------------
@@ -886,25 +889,19 @@ class PassThroughGuards:
         return GuardDecision("allow")
 
 
-_WORD = re.compile(r"\w+")
 # "A, B and C", "A; B", one per line: the parts of a list answer.
 _ANSWER_PARTS = re.compile(r"[,;\n]|\band\b|&", re.IGNORECASE)
 # Answers worked out rather than read off a screen: a bare count, a yes or no.
 _WORKED_OUT = re.compile(r"\d+|yes|no|true|false|none|nothing", re.IGNORECASE)
 
 
-def _words(text: str) -> str:
-    """`text` as its words, lower-cased, one space apart and one at each end."""
-    return " " + " ".join(_WORD.findall(text.casefold())) + " "
-
-
 def unseen_answer_parts(answer: str, texts: Iterable[str]) -> list[str]:
     """The parts of `answer` that none of `texts` shows word for word, apart from parts that
     are worked out rather than read (a count, a yes or no)."""
-    shown = [_words(text) for text in texts]
+    shown = [padded_words(text) for text in texts]
     unseen = []
     for part in _ANSWER_PARTS.split(answer):
-        words = _words(part).strip()
+        words = padded_words(part).strip()
         if not words or _WORKED_OUT.fullmatch(part.strip(" .!")):
             continue
         if not any(f" {words} " in text for text in shown):
