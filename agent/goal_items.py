@@ -158,25 +158,31 @@ def padded_words(text: str) -> str:
     return " " + " ".join(re.findall(r"\w+", _folded(text))) + " "
 
 
+def _same_kind(row: Element, other: Element) -> bool:
+    """Rows of one list: the same widget class and view id."""
+    return (row.class_name, row.resource_id) == (other.class_name, other.resource_id)
+
+
 def answer_row_mismatch(goal: str, answer: str, screen: Screen) -> tuple[str, str] | None:
     """(the row `answer` was read from, the row the goal asks about) when the answer shows on
-    `screen` only in rows the goal does not name, beside a row it does name that does not show
-    it: a value read off the neighbouring row."""
+    `screen` only inside other rows of the list the goal's named row is in, and not in that
+    row: a value read off the neighbouring row. An element that is the answer and nothing else
+    (the time of an alarm beside its label) is a part of a row, not another row."""
     said = padded_words(answer)
     if not said.strip():
         return None
     named = named_rows(goal, screen)
-    if not named:
+    if not named or any(said in padded_words(element.label) for element, _ in named):
         return None
     named_elements = {element.index for element, _ in named}
-    if any(said in padded_words(element.label) for element, _ in named):
-        return None
     others = [
         element
         for element in screen.elements
         if _is_row(element)
         and element.index not in named_elements
+        and any(_same_kind(row, element) for row, _ in named)
         and said in padded_words(element.label)
+        and said != padded_words(element.label)
     ]
     if not others:
         return None

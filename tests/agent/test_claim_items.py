@@ -218,3 +218,15 @@ def test_an_alarm_named_by_its_time_is_checked_like_any_switch(goal: str) -> Non
     assert alarm.checked is True
     refused, told = verdict(Guards(goal.format(time=time)), screen)
     assert refused == "block" and "off" in told
+
+
+def test_an_alarms_time_beside_its_label_is_read_from_the_right_row() -> None:
+    # expanded, the alarm shows its label as a button of its own beside the time's button
+    params = TASKS_BY_NAME["ClockAlarmTime"].params(0)
+    device, screen = app_screen("ClockAlarmTime", "Clock")
+    device.tap(*next(e.center for e in screen.elements if e.label == "Expand alarm"))
+    expanded = Screen.parse(device.dump_xml())
+    assert any(e.label == params["label"] and e.clickable for e in expanded.elements)
+    goal = f'When does the alarm labelled "{params["label"]}" go off?'
+    assert answer_row_mismatch(goal, params["time"], expanded) is None
+    assert verdict(Guards(goal), expanded, params["time"]) == ("complete", "")
