@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from dataclasses import dataclass
 
 from agent.screen import Element, Screen
 
@@ -112,15 +113,25 @@ def _is_row(element: Element) -> bool:
     )
 
 
-def named_rows(goal: str, screen: Screen) -> list[tuple[Element, str]]:
-    """The rows of `screen` the goal names as items, each with its title as the row says it."""
+@dataclass(frozen=True)
+class NamedRow:
+    """A row of the screen the goal names as an item."""
+
+    element: Element
+    title: str  # as the row says it
+    mentions: list[int]  # where the goal names it (`_mentions`)
+
+
+def named_rows(goal: str, screen: Screen) -> list[NamedRow]:
+    """The rows of `screen` the goal names as items."""
     found = []
     for element in screen.elements:
         if not _is_row(element) or not element.label:
             continue
         for title in _titles(element.label):
-            if _ITEM_LIKE.search(title.strip()) and _mentions(goal, title):
-                found.append((element, title))
+            mentions = _mentions(goal, title) if _ITEM_LIKE.search(title.strip()) else []
+            if mentions:
+                found.append(NamedRow(element, title, mentions))
                 break
     return found
 
@@ -134,12 +145,10 @@ def removal_shown(goal: str, screen: Screen) -> list[str]:
         return []
     folded = _folded(goal)
     shown = []
-    for _, title in named_rows(goal, screen):
-        for start in _mentions(goal, title):
-            clause = _CLAUSE_END.split(folded[:start])[-1]
-            if not _KEPT_BEFORE.search(clause):
-                shown.append(title)
-                break
+    for row in named_rows(goal, screen):
+        clauses = (_CLAUSE_END.split(folded[:start])[-1] for start in row.mentions)
+        if any(not _KEPT_BEFORE.search(clause) for clause in clauses):
+            shown.append(row.title)
     return shown
 
 
@@ -172,18 +181,18 @@ def answer_row_mismatch(goal: str, answer: str, screen: Screen) -> tuple[str, st
     if not said.strip():
         return None
     named = named_rows(goal, screen)
-    if not named or any(said in padded_words(element.label) for element, _ in named):
+    if not named or any(said in padded_words(row.element.label) for row in named):
         return None
-    named_elements = {element.index for element, _ in named}
+    named_elements = {row.element.index for row in named}
     others = [
         element
         for element in screen.elements
         if _is_row(element)
         and element.index not in named_elements
-        and any(_same_kind(row, element) for row, _ in named)
+        and any(_same_kind(row.element, element) for row in named)
         and said in padded_words(element.label)
         and said != padded_words(element.label)
     ]
     if not others:
         return None
-    return others[0].label, named[0][1]
+    return others[0].label, named[0].title
