@@ -136,12 +136,18 @@ def named_rows(goal: str, screen: Screen) -> list[NamedRow]:
     return found
 
 
+def deletes_items(goal: str) -> bool:
+    """Whether the goal asks to delete items without keeping one copy of them: the goals whose
+    claims `removal_shown` reads."""
+    asked = [verb for verb in _REMOVAL.finditer(goal) if not _NEGATED.search(goal[: verb.start()])]
+    return bool(asked) and not _KEEPS_ONE.search(goal)
+
+
 def removal_shown(goal: str, screen: Screen) -> list[str]:
     """The items a goal that deletes asks to delete and `screen` still lists, by their titles
     there: a claim of success on this screen is contradicted by each. The item may come before
     the verb ("X isn't happening anymore, delete it"); one the goal keeps is left out."""
-    asked = [verb for verb in _REMOVAL.finditer(goal) if not _NEGATED.search(goal[: verb.start()])]
-    if not asked or _KEEPS_ONE.search(goal):
+    if not deletes_items(goal):
         return []
     folded = _folded(goal)
     shown = []

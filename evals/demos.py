@@ -275,7 +275,8 @@ def play_episode(episode: DemoEpisode, policy: Policy, scratch: Path, extra_step
 
 def record_episode(episode: DemoEpisode, scratch: Path) -> list[dict[str, Any]] | None:
     """The oracle's decisions in `episode`, or None when it did not succeed. With a claim made
-    too early, only the decisions after it: those whose requests show the loop's refusal."""
+    too early, only the decisions after it: those whose requests show the loop's refusal; none
+    where no screen from `claim_at` on was one the loop turns a claim down on."""
     recorder = RecordingPolicy(
         OraclePolicy(episode.task, episode.seed),
         episode.thinking,
@@ -286,7 +287,9 @@ def record_episode(episode: DemoEpisode, scratch: Path) -> list[dict[str, Any]] 
     claimer = EarlyClaim(recorder, episode.claim_at)
     if not play_episode(episode, claimer, scratch, extra_steps=1):
         return None
-    return [line for line in recorder.lines if line["step"] > episode.claim_at]
+    if claimer.claimed_at is None:
+        return []
+    return [line for line in recorder.lines if line["step"] > claimer.claimed_at]
 
 
 def check_split(episodes: Iterable[DemoEpisode]) -> None:

@@ -14,10 +14,12 @@ shows is all that differs from the task's own start.
 
 A detour of another kind happens in the agent's history rather than on the phone: a success
 claim made too early (`EarlyClaim`). Part-way through an episode whose goal the loop can check
-(`refusable`: switches asked on or off, alone or several together), the policy claims success
-before the goal is shown reached; the loop refuses the claim, says why in the next request,
-and the policy goes on from there. A policy shown such requests learns the way back from its
-own premature claim.
+(`refusable`), the policy claims success where the loop turns the claim down; the loop says why
+in the next request, and the policy goes on from there. A policy shown such requests learns the
+way back from its own premature claim. The loop turns down a claim
+- on switches asked on or off, alone or several together, before a screen showed them so;
+- on a goal that deletes named items, while the screen still lists one of them;
+- on a question, made without an answer.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from typing import Any, Literal
 
 from agent.actions import TaskComplete
 from agent.execute import execute
+from agent.goal_items import asks_for_answer, deletes_items, removal_shown
 from agent.guards import goal_parts
 from agent.model_client import DecisionRequest, ModelReply, Policy
 from agent.screen import Screen
@@ -154,25 +157,43 @@ def _lasting(state: dict[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in state.items() if key not in INCIDENTAL_KEYS}
 
 
-def refusable(goal: str) -> bool:
-    """Whether the loop refuses a success claim on `goal` until the episode has shown it
-    reached: the goal reads in full as switches every phone has, each asked on or off."""
+def _switches_only(goal: str) -> bool:
+    """The goal reads in full as switches every phone has, each asked on or off."""
     parts = goal_parts(goal)
     return parts.complete and all(part.known for part in parts.parts)
 
 
+def refusable(goal: str) -> bool:
+    """Whether the loop turns down a success claim on `goal` made before the goal is reached,
+    on some screen of the way there."""
+    return _switches_only(goal) or deletes_items(goal) or asks_for_answer(goal)
+
+
+def refused_here(goal: str, screen: Screen) -> bool:
+    """Whether the loop turns down a claim made on `screen` before the goal is reached:
+    always for switches and questions, and for deletions while the screen lists an item to
+    delete."""
+    return _switches_only(goal) or asks_for_answer(goal) or bool(removal_shown(goal, screen))
+
+
 @dataclass
 class EarlyClaim:
-    """Plays `policy`, except that decision `step` claims success at once, as a policy that
-    stops too early does. The loop refuses the claim while the episode has not shown the goal
-    reached (`refusable` goals) and says why; `policy` then decides the next step, which is
-    the way back."""
+    """Plays `policy`, except that the first decision from `step` on whose screen the loop
+    turns a claim down (`refused_here`) claims success at once, without an answer, as a policy
+    that stops too early does. The loop says why; `policy` then decides the next step, which
+    is the way back. `claimed_at` is the step of the claim, None while none was made."""
 
     policy: Policy
     step: int
+    claimed_at: int | None = None
 
     def decide(self, request: DecisionRequest) -> ModelReply:
-        if request.step != self.step:
+        if (
+            self.claimed_at is not None
+            or request.step < self.step
+            or not refused_here(request.goal, request.screen)
+        ):
             return self.policy.decide(request)
-        claim = tool_call(TaskComplete(success=True), f"claim-{self.step}")
+        self.claimed_at = request.step
+        claim = tool_call(TaskComplete(success=True), f"claim-{request.step}")
         return ModelReply(tool_calls=[claim], finish_reason="tool_calls")

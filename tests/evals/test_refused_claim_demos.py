@@ -17,6 +17,7 @@ from evals.demos import (
     record_episode,
 )
 from evals.detours import refusable
+from evals.runner import goal_confirmation
 from evals.scripted_model import Scripted, call
 from simulator import Simulator
 from simulator.tasks import TASKS, TASKS_BY_NAME
@@ -34,23 +35,28 @@ def scripted(target: dict[str, Any]) -> Scripted:
 
 
 @pytest.mark.parametrize(
-    ("name", "claim_at", "thinking", "missing"),
+    ("name", "claim_at", "thinking", "note"),
     [
-        ("SystemWifiTurnOn", 2, True, "Wi-Fi on"),
+        ("SystemWifiTurnOn", 2, True, prompt.completion_refused(["Wi-Fi on"])),
         # after Wi-Fi is off, before Bluetooth is on
-        ("TurnOffWifiAndTurnOnBluetooth", 5, False, "Bluetooth on"),
+        ("TurnOffWifiAndTurnOnBluetooth", 5, False, prompt.completion_refused(["Bluetooth on"])),
+        # the claim waits for the first screen that lists the expense
+        ("ExpenseDeleteSingle", 1, False, prompt.still_listed(["Night Out Oslo"])),
+        ("SimpleCalendarNextEvent", 1, True, prompt.answer_missing()),
     ],
 )
 def test_the_recorded_requests_are_what_the_loop_sends_after_refusing_the_claim(
-    name: str, claim_at: int, thinking: bool, missing: str, tmp_path: Path
+    name: str, claim_at: int, thinking: bool, note: str, tmp_path: Path
 ) -> None:
     task, seed = TASKS_BY_NAME[name], 2908
     claimed = DemoEpisode(task, seed, phrasing=0, thinking=thinking, claim_at=claim_at)
     lines = record_episode(claimed, tmp_path)
     assert lines, "the oracle finishes after the refused claim"
+    claimed_at = lines[0]["step"] - 1
+    assert claimed_at >= claim_at
     plain = record_episode(DemoEpisode(task, seed, phrasing=0, thinking=thinking), tmp_path)
     assert plain is not None
-    before = [scripted(line["target"]) for line in plain[: claim_at - 1]]
+    before = [scripted(line["target"]) for line in plain[: claimed_at - 1]]
 
     # the same replies from a model server, through the model client and the whole loop
     run = run_scripted(
@@ -63,20 +69,25 @@ def test_the_recorded_requests_are_what_the_loop_sends_after_refusing_the_claim(
         ],
         tmp_path / "run.jsonl",
         thinking=thinking,
+        # as the export plays it: a goal that deletes has the user's yes to deleting
+        confirm=goal_confirmation(claimed.goal),
     )
     assert run.result.stop_reason == "completed"
     assert task.success(run.end.device_state or {}, seed, run.end.answer)
     sent = run.server.chat_requests
-    assert len(sent) == claim_at + len(lines)
-    for line, request in zip(lines, sent[claim_at:], strict=True):
+    assert len(sent) == claimed_at + len(lines)
+    for line, request in zip(lines, sent[claimed_at:], strict=True):
         for key in ("messages", "tools", "chat_template_kwargs"):
             assert line[key] == request.body[key], (line["step"], key)
     # the first one shows the claim in the history and the loop's reason in a note
     first = lines[0]["messages"][-1]["content"]
-    assert f"{claim_at}. task_complete(success=true) -> not run:" in first
-    assert "Note: " + prompt.completion_refused([missing]) in first
-    assert lines[0]["target"]["tool_calls"][0]["function"]["name"] != "task_complete"
-    assert [line["step"] for line in lines] == list(range(claim_at + 1, claim_at + 1 + len(lines)))
+    assert f"{claimed_at}. task_complete(success=true) -> not run:" in first
+    assert "Note: " + note in first
+    reply = lines[0]["target"]["tool_calls"][0]["function"]
+    assert (reply["name"], json.loads(reply["arguments"])) != ("task_complete", {"success": True})
+    assert [line["step"] for line in lines] == list(
+        range(claimed_at + 1, claimed_at + 1 + len(lines))
+    )
 
 
 def test_claims_are_planned_for_a_share_of_the_seeds_of_goals_the_loop_checks() -> None:
@@ -88,6 +99,9 @@ def test_claims_are_planned_for_a_share_of_the_seeds_of_goals_the_loop_checks() 
         "SystemWifiTurnOn",
         "TurnOffWifiAndTurnOnBluetooth",
         "SystemWifiTurnOnVerify",
+        "ExpenseDeleteMultiple",
+        "RecipeDeleteSingleRecipe",
+        "SimpleCalendarNextEvent",
     } <= by_task
     assert not by_task & {"ClockAlarmAdd", "ContactsAddContact", "TurnOnWifiAndOpenApp"}
     for episode in claims:
