@@ -192,7 +192,9 @@ def test_only_a_one_sentence_instruction_is_put_in_a_request() -> None:
 
 
 @pytest.mark.parametrize(
-    "task", [t for t in TASKS if {"time", "day", "date"} & set(t.params(100))], ids=str
+    "task",
+    [t for t in TASKS if {"time", "day", "date"} & set(t.params(100))],
+    ids=lambda task: task.name,
 )
 def test_a_time_or_a_day_written_another_way_names_the_same_value(task: Task) -> None:
     """Read back with the others' words test's own readers, not with the views."""
