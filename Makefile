@@ -37,9 +37,11 @@ lint: serving-stack
 check: lint
 	$(BIN)/pytest -m "not slow" -n auto
 
-# The full suite, slow tests included: what CI runs.
+# The full suite: what CI runs. The quick tests spread over the cores as in `check`; the slow
+# ones (real vLLM servers, training, sweeps) each load the machine, so they run one at a time.
 test: lint
-	$(BIN)/pytest
+	$(BIN)/pytest -m "not slow" -n auto
+	$(BIN)/pytest -m slow
 
 # Serve the small policy trained on the simulator (fixtures/models/sim) and let it turn Wi-Fi on.
 demo: serving-stack
