@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from agent.screen import Element, Screen
@@ -50,6 +51,9 @@ _KEPT_BEFORE = re.compile(
 # Where the words that say an item is kept stop applying: "keep X. Delete Y" keeps only X.
 _CLAUSE_END = re.compile(r"[.;:!?\n]")
 _ITEM_LIKE = re.compile(r"\S\s+\S|[\d._]")
+# Texts given word for word: “...”, "...", «...», „...“.
+_QUOTED = re.compile(r'“([^”]+)”|"([^"]+)"|«\s*([^»]+?)\s*»|„([^“”]+)[“”]')
+_WORDY = re.compile(r"[^\W\d_]{3,}")
 # A request for a value: "tell me which ...", "answer with the amount", "find the number ...".
 _VALUE_REQUEST = re.compile(
     r"\b(?:tell\s+me|let\s+me\s+know)\s+(?:what|which|how|who|where|whether|if|the)\b"
@@ -165,6 +169,20 @@ def asks_for_answer(goal: str) -> bool:
     if _VALUE_REQUEST.search(text):
         return True
     return _QUESTION.search(text) is not None and _POLITE_REQUEST.search(text) is None
+
+
+def unshown_quotes(goal: str, labels: Iterable[str]) -> list[str]:
+    """The texts the goal gives word for word (in quotation marks, with a word of three
+    letters or more) that none of `labels` holds, punctuation and case aside. Whatever the goal
+    quotes is typed, or looked for, on the way to it: a claim before any screen showed it is
+    contradicted."""
+    shown = [padded_words(label) for label in labels]
+    unshown = []
+    for found in _QUOTED.finditer(goal):
+        quote = next(group for group in found.groups() if group is not None)
+        if _WORDY.search(quote) and not any(padded_words(quote) in label for label in shown):
+            unshown.append(quote)
+    return list(dict.fromkeys(unshown))
 
 
 def padded_words(text: str) -> str:

@@ -87,6 +87,7 @@ from agent.goal_items import (
     asks_for_answer,
     padded_words,
     removal_shown,
+    unshown_quotes,
 )
 from agent.screen import Element, Screen
 from agent.trajectory import GuardNote, StopReason, Verdict
@@ -533,7 +534,7 @@ class Guards:
         self._answer_pushed_back = False
         self._no_answer_pushed_back = False
         self._wrong_row_pushed_back = False
-        self._seen_labels: set[str] = {goal}  # every label shown in the episode, and the goal
+        self._seen_labels: set[str] = set()  # every label shown in the episode
 
     def take_escalation(self) -> bool:
         """True once after an escalation: the next decision should think."""
@@ -715,6 +716,19 @@ class Guards:
                 ],
                 [prompt.still_listed(still_listed)],
             )
+        unshown = unshown_quotes(self._goal_text, self._seen_labels)
+        if unshown:
+            return GuardDecision(
+                "block",
+                [
+                    GuardNote(
+                        kind="completion_check",
+                        reason=f"no screen showed {_quoted(unshown)}, which the goal quotes: "
+                        "refused",
+                    )
+                ],
+                [prompt.quote_unshown(unshown)],
+            )
         if (
             self._named_switches
             and self._switches_shown
@@ -764,7 +778,7 @@ class Guards:
                 ],
                 [prompt.answer_from_other_row(answer, read_from, asked_about)],
             )
-        unseen = unseen_answer_parts(answer, self._seen_labels)
+        unseen = unseen_answer_parts(answer, self._seen_labels | {self._goal_text})
         if not unseen:
             return GuardDecision("complete")
         reason = f"the answer part {json.dumps(unseen[0], ensure_ascii=False)} was on no screen"

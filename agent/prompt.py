@@ -242,6 +242,16 @@ def still_listed(titles: Sequence[str]) -> str:
     )
 
 
+def quote_unshown(quotes: Sequence[str]) -> str:
+    """A success claim before any screen showed a text the goal gives word for word."""
+    quoted = _and_list([f'"{quote}"' for quote in quotes])
+    return (
+        f"Not done yet: no screen has shown {quoted}, which the goal gives word for word. Type "
+        "it exactly where the goal asks, or find it on the phone, or call "
+        "task_complete(success=false) if it cannot be done."
+    )
+
+
 def answer_missing() -> str:
     """A success claim without an answer, for a goal that asks a question."""
     return (

@@ -1,5 +1,6 @@
 """Claims checked against the items a goal names: a deletion claimed while the list still shows
-the item, a question closed without an answer, and an answer read off the neighbouring row."""
+the item, a question closed without an answer, an answer read off the neighbouring row, and a
+text the goal quotes that no screen has shown."""
 
 from __future__ import annotations
 
@@ -7,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from agent.actions import TaskComplete
-from agent.goal_items import answer_row_mismatch, asks_for_answer, removal_shown
+from agent.actions import Tap, TaskComplete, TypeText
+from agent.execute import execute
+from agent.goal_items import answer_row_mismatch, asks_for_answer, removal_shown, unshown_quotes
 from agent.guards import Guards
 from agent.screen import Screen
 from evals.results import is_refused_completion
@@ -230,3 +232,61 @@ def test_an_alarms_time_beside_its_label_is_read_from_the_right_row() -> None:
     goal = f'When does the alarm labelled "{params["label"]}" go off?'
     assert answer_row_mismatch(goal, params["time"], expanded) is None
     assert verdict(Guards(goal), expanded, params["time"]) == ("complete", "")
+
+
+# --- texts the goal quotes ----------------------------------------------------------------------
+
+
+def test_a_message_the_goal_quotes_must_have_been_on_a_screen() -> None:
+    device, screen = app_screen("SimpleSmsReply", "Messages")
+    goal = "Bob Chen wrote to me. Write back “Can you bring the umbrella at 11?”, nothing else."
+    guards = Guards(goal)
+    assert verdict(guards, screen) == (
+        "block",
+        'Not done yet: no screen has shown "Can you bring the umbrella at 11?", which the goal '
+        "gives word for word. Type it exactly where the goal asks, or find it on the phone, or "
+        "call task_complete(success=false) if it cannot be done.",
+    )
+    assert verdict(guards, screen)[0] == "block", "refused each time it is claimed"
+
+    for label in ("Allow", "Bob Chen, The parcel arrived, Now"):
+        if not any(element.label == label for element in screen.elements):
+            continue
+        element = next(element for element in screen.elements if element.label == label)
+        guards.review(Tap(index=element.index), element, screen)
+        execute(Tap(index=element.index), screen, device, sleep=lambda seconds: None)
+        screen = Screen.parse(device.dump_xml())
+    field = next(element for element in screen.elements if element.role == "input")
+    # typed without its question mark: punctuation and case are not what the check reads
+    typing = TypeText(index=field.index, text="can you bring the umbrella at 11")
+    guards.review(typing, field, screen)
+    execute(typing, screen, device, sleep=lambda seconds: None)
+    assert verdict(guards, Screen.parse(device.dump_xml())) == ("complete", "")
+
+
+@pytest.mark.parametrize(
+    ("goal", "unshown"),
+    [
+        ('note "Gift", amount $12.50', ["Gift"]),
+        ("«Bonjour toi» and „Hallo du“", ["Bonjour toi", "Hallo du"]),
+        # numbers alone are written many ways on screens: "20:27:04", "20h 27m 4s"
+        ('set the timer to "20:27:04"', []),
+        ("Wi-Fi on, nothing quoted", []),
+    ],
+)
+def test_quoted_texts_with_words_are_what_is_looked_for(goal: str, unshown: list[str]) -> None:
+    assert unshown_quotes(goal, ["Home", "Tue, Oct 15"]) == unshown
+
+
+def test_a_claim_on_an_unshown_quote_ends_the_run_uncompleted(tmp_path: Path) -> None:
+    task = TASKS_BY_NAME["ExpenseAddSingle"]
+    episode = run_scripted(
+        "log an expense: Shoes 201, $258.51, Clothes, today, note “Gift for Ana”",
+        Simulator(state=task.initial_state(0)),
+        [call("open_app", name="Pro Expense"), *[call("task_complete", success=True)] * 3],
+        tmp_path / "t.jsonl",
+    )
+    claims = episode.steps[1:]
+    assert claims and all(is_refused_completion(claim) for claim in claims)
+    assert "Gift for Ana" in claims[0].guard.notes[0].reason
+    assert episode.end.stop_reason != "completed"
