@@ -118,12 +118,14 @@ _LABEL_FILLERS = {"use", "allow", "enable", "show", "turn", "on"}
 # names the switch labelled "7:33 AM alarm".
 _SUBJECT_FILLERS = {"the", "my", "a", "an", "set", "for", "at"}
 _LOCATION_SUFFIX = re.compile(
-    r"\s+(?:in|on|from)\s+(?:the\s+|my\s+)?(?:settings|phone|device|quick settings)"
+    r"\s+(?:in|on|from)\s+(?:the\s+|my\s+)?(?:settings|phone|device|quick settings"
+    r"|developer options)"
     r"(?:\s+(?:app|page|screen))?$",
     re.IGNORECASE,
 )
 _LOCATION_PREFIX = re.compile(
-    r"^\s*(?:in|from|using|via)\s+(?:the\s+)?(?:settings|quick settings)(?:\s+app)?\s*,?\s*",
+    r"^\s*(?:in|from|using|via)\s+(?:the\s+)?(?:settings|quick settings|developer options)"
+    r"(?:\s+app)?\s*,?\s*",
     re.IGNORECASE,
 )
 
@@ -164,6 +166,7 @@ SWITCH_ALIASES: tuple[tuple[str, ...], ...] = (
     ("Data Saver",),
     ("Flashlight", "Torch"),
     ("Adaptive brightness", "Auto brightness", "Automatic brightness"),
+    ("Stay awake",),
 )
 
 

@@ -68,6 +68,8 @@ def claim(guards: Guards, screen: Screen) -> tuple[str, str]:
         ("Check that Wi-Fi is on; turn it on if it is not.", [], False),
         ("I want WLAN off. Please see to it.", ["Wi-Fi off"], False),
         ("Bluetooth should be on, and keep wifi off", ["Bluetooth on", "Wi-Fi off"], True),
+        ("Turn on Stay awake in developer options.", ["Stay awake on"], True),
+        ("In Developer options, switch stay awake off", ["Stay awake off"], True),
     ],
 )
 def test_goals_are_read_as_parts(goal: str, asked: list[str], complete: bool) -> None:
@@ -120,6 +122,13 @@ def test_every_spelling_of_a_switch_name_reads_as_that_switch(
             f"{other_label} {other_state}",
         ]
         assert compound.complete
+
+
+def test_stay_awake_is_a_switch_every_phone_has_so_its_claim_is_checked() -> None:
+    # a developer option, but on every phone: a claim before a screen showed it on is refused
+    (part,) = goal_parts("Turn on Stay awake in developer options.").parts
+    assert part.known
+    assert named_switches("the stay awake switch") == {"Stay awake"}
 
 
 def test_a_switch_name_does_not_match_a_longer_one() -> None:
