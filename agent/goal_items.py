@@ -24,6 +24,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from agent.screen import Element, Screen
+from agent.screen_text import ELLIPSIS, MAX_LABEL_CHARS
 
 # How the screen model joins the pieces of a row's label: title, summary, values.
 PIECE_SEPARATOR = ", "
@@ -54,6 +55,8 @@ _ITEM_LIKE = re.compile(r"\S\s+\S|[\d._]")
 # Texts given word for word: “...”, "...", «...», „...“.
 _QUOTED = re.compile(r'“([^”]+)”|"([^"]+)"|«\s*([^»]+?)\s*»|„([^“”]+)[“”]')
 _WORDY = re.compile(r"[^\W\d_]{3,}")
+# How long the text before the ellipsis of a label cut short (`truncate`) can be.
+_CUT_LENGTHS = (MAX_LABEL_CHARS - 6, MAX_LABEL_CHARS - 1)
 # A request for a value: "tell me which ...", "answer with the amount", "find the number ...".
 _VALUE_REQUEST = re.compile(
     r"\b(?:tell\s+me|let\s+me\s+know)\s+(?:what|which|how|who|where|whether|if|the)\b"
@@ -176,13 +179,34 @@ def unshown_quotes(goal: str, labels: Iterable[str]) -> list[str]:
     letters or more) that none of `labels` holds, punctuation and case aside. Whatever the goal
     quotes is typed, or looked for, on the way to it: a claim before any screen showed it is
     contradicted."""
-    shown = [padded_words(label) for label in labels]
+    labels = list(labels)
     unshown = []
     for found in _QUOTED.finditer(goal):
         quote = next(group for group in found.groups() if group is not None)
-        if _WORDY.search(quote) and not any(padded_words(quote) in label for label in shown):
+        if _WORDY.search(quote) and not any(_may_show(label, quote) for label in labels):
             unshown.append(quote)
     return list(dict.fromkeys(unshown))
+
+
+def _may_show(label: str, quote: str) -> bool:
+    """Whether `label` shows `quote`, or may: a label cut short at its end (`truncate`) may
+    hold the quote past the cut, where the quote's first words are what the label ends on (the
+    last of them cut short) or where the cut fell between two words."""
+    if padded_words(quote) in padded_words(label):
+        return True
+    visible = label.removesuffix(ELLIPSIS)
+    # a cut leaves the label at the cap, less the spaces and stops stripped before the
+    # ellipsis; a short label ending in one ("Share…") was written so
+    if visible == label or not _CUT_LENGTHS[0] <= len(visible) <= _CUT_LENGTHS[1]:
+        return False
+    if len(visible) < _CUT_LENGTHS[1] or not visible[-1].isalnum():
+        return True  # cut between words: anything may follow
+    shown, wanted = re.findall(r"\w+", _folded(visible)), re.findall(r"\w+", _folded(quote))
+    return any(
+        shown[len(shown) - overlap : -1] == wanted[: overlap - 1]
+        and wanted[overlap - 1].startswith(shown[-1])
+        for overlap in range(1, min(len(shown), len(wanted)) + 1)
+    )
 
 
 def padded_words(text: str) -> str:

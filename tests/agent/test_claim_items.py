@@ -13,6 +13,7 @@ from agent.execute import execute
 from agent.goal_items import answer_row_mismatch, asks_for_answer, removal_shown, unshown_quotes
 from agent.guards import Guards
 from agent.screen import Screen
+from agent.screen_text import clean, truncate
 from evals.results import is_refused_completion
 from evals.scripted_model import call
 from simulator import Simulator
@@ -276,6 +277,37 @@ def test_a_message_the_goal_quotes_must_have_been_on_a_screen() -> None:
 )
 def test_quoted_texts_with_words_are_what_is_looked_for(goal: str, unshown: list[str]) -> None:
     assert unshown_quotes(goal, ["Home", "Tue, Oct 15"]) == unshown
+
+
+@pytest.mark.parametrize(
+    ("note", "shown"),
+    [
+        # the new last line runs past the label's cut: its first words are what is left
+        (
+            "Bring sunscreen to the picnic on Tuesday.\nBack up the laptop on Thursday evening.",
+            True,
+        ),
+        # cut between two words, right before the line
+        (
+            "Water the lemon tree every 2 days and bring sunscreen to the picnic on Tuesday.\n"
+            "Back up the laptop on Thursday evening.",
+            True,
+        ),
+        # cut inside a word the line does not start with
+        (
+            "Bring sunscreen to the picnic on Tuesday, and water the lemon tree every 12 days on "
+            "the balcony.",
+            False,
+        ),
+    ],
+)
+def test_a_label_cut_short_shows_what_may_follow_the_cut(note: str, shown: bool) -> None:
+    label = truncate(clean(note))
+    assert label.endswith("…")
+    quote = "Back up the laptop on Thursday evening."
+    assert unshown_quotes(f"Add “{quote}” as a new last line.", [label]) == (
+        [] if shown else [quote]
+    )
 
 
 def test_a_claim_on_an_unshown_quote_ends_the_run_uncompleted(tmp_path: Path) -> None:
