@@ -19,6 +19,7 @@ in the next request, and the policy goes on from there. A policy shown such requ
 way back from its own premature claim. The loop turns down a claim
 - on switches asked on or off, alone or several together, before a screen showed them so;
 - on a goal that deletes named items, while the screen still lists one of them;
+- on a goal that quotes a text, before a screen showed it;
 - on a question, made without an answer.
 """
 
@@ -26,12 +27,12 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from agent.actions import TaskComplete
 from agent.execute import execute
-from agent.goal_items import asks_for_answer, deletes_items, removal_shown
+from agent.goal_items import asks_for_answer, deletes_items, removal_shown, unshown_quotes
 from agent.guards import goal_parts
 from agent.model_client import DecisionRequest, ModelReply, Policy
 from agent.screen import Screen
@@ -166,14 +167,25 @@ def _switches_only(goal: str) -> bool:
 def refusable(goal: str) -> bool:
     """Whether the loop turns down a success claim on `goal` made before the goal is reached,
     on some screen of the way there."""
-    return _switches_only(goal) or deletes_items(goal) or asks_for_answer(goal)
+    return (
+        _switches_only(goal)
+        or deletes_items(goal)
+        or asks_for_answer(goal)
+        or bool(unshown_quotes(goal, ()))
+    )
 
 
-def refused_here(goal: str, screen: Screen) -> bool:
-    """Whether the loop turns down a claim made on `screen` before the goal is reached:
-    always for switches and questions, and for deletions while the screen lists an item to
-    delete."""
-    return _switches_only(goal) or asks_for_answer(goal) or bool(removal_shown(goal, screen))
+def refused_here(goal: str, screen: Screen, shown: Sequence[str]) -> bool:
+    """Whether the loop turns down a claim made on `screen` before the goal is reached, the
+    episode's screens having shown the labels `shown`: always for switches and questions, for
+    deletions while the screen lists an item to delete, and for a quoted text none of the
+    labels holds."""
+    return (
+        _switches_only(goal)
+        or asks_for_answer(goal)
+        or bool(removal_shown(goal, screen))
+        or bool(unshown_quotes(goal, shown))
+    )
 
 
 @dataclass
@@ -186,12 +198,14 @@ class EarlyClaim:
     policy: Policy
     step: int
     claimed_at: int | None = None
+    _shown: list[str] = field(default_factory=list)  # the labels of the screens so far
 
     def decide(self, request: DecisionRequest) -> ModelReply:
+        self._shown.extend(element.label for element in request.screen.elements)
         if (
             self.claimed_at is not None
             or request.step < self.step
-            or not refused_here(request.goal, request.screen)
+            or not refused_here(request.goal, request.screen, self._shown)
         ):
             return self.policy.decide(request)
         self.claimed_at = request.step

@@ -43,6 +43,8 @@ def scripted(target: dict[str, Any]) -> Scripted:
         # the claim waits for the first screen that lists the expense
         ("ExpenseDeleteSingle", 1, False, prompt.still_listed(["Night Out Oslo"])),
         ("SimpleCalendarNextEvent", 1, True, prompt.answer_missing()),
+        # before the message is typed
+        ("SimpleSmsSend", 1, False, prompt.quote_unshown(["Can you bring the receipts at 7?"])),
     ],
 )
 def test_the_recorded_requests_are_what_the_loop_sends_after_refusing_the_claim(
@@ -102,6 +104,8 @@ def test_claims_are_planned_for_a_share_of_the_seeds_of_goals_the_loop_checks() 
         "ExpenseDeleteMultiple",
         "RecipeDeleteSingleRecipe",
         "SimpleCalendarNextEvent",
+        "SimpleSmsSend",
+        "MarkorEditNote",
     } <= by_task
     assert not by_task & {"ClockAlarmAdd", "ContactsAddContact", "TurnOnWifiAndOpenApp"}
     for episode in claims:
