@@ -198,7 +198,7 @@ class EarlyClaim:
     policy: Policy
     step: int
     claimed_at: int | None = None
-    _shown: list[str] = field(default_factory=list)  # the labels of the screens so far
+    _shown: list[str] = field(default_factory=list, init=False, repr=False)  # labels so far
 
     def decide(self, request: DecisionRequest) -> ModelReply:
         self._shown.extend(element.label for element in request.screen.elements)
