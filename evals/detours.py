@@ -26,7 +26,7 @@ way back from its own premature claim. The loop turns down a claim
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -175,7 +175,7 @@ def refusable(goal: str) -> bool:
     )
 
 
-def refused_here(goal: str, screen: Screen, shown: Sequence[str]) -> bool:
+def refused_here(goal: str, screen: Screen, shown: Iterable[str]) -> bool:
     """Whether the loop turns down a claim made on `screen` before the goal is reached, the
     episode's screens having shown the labels `shown`: always for switches and questions, for
     deletions while the screen lists an item to delete, and for a quoted text none of the
@@ -198,10 +198,10 @@ class EarlyClaim:
     policy: Policy
     step: int
     claimed_at: int | None = None
-    _shown: list[str] = field(default_factory=list, init=False, repr=False)  # labels so far
+    _shown: set[str] = field(default_factory=set, init=False, repr=False)  # labels so far
 
     def decide(self, request: DecisionRequest) -> ModelReply:
-        self._shown.extend(element.label for element in request.screen.elements)
+        self._shown.update(element.label for element in request.screen.elements)
         if (
             self.claimed_at is not None
             or request.step < self.step
