@@ -55,6 +55,20 @@ _ITEM_LIKE = re.compile(r"\S\s+\S|[\d._]")
 # Texts given word for word: “...”, "...", «...», „...“.
 _QUOTED = re.compile(r'“([^”]+)”|"([^"]+)"|«\s*([^»]+?)\s*»|„([^“”]+)[“”]')
 _WORDY = re.compile(r"[^\W\d_]{3,}")
+# Goals that set a timer, whose duration a screen shows on the way: the entry ("00h 20m 27s")
+# or the running count ("20:27").
+_TIMER_GOAL = re.compile(r"\b(?:timers?|count\s?downs?)\b", re.IGNORECASE)
+_UNIT_SECONDS = {"h": 3600, "m": 60, "s": 1}
+_UNIT = r"(?:h|hrs?|hours?|m|mins?|minutes?|s|secs?|seconds?)"
+# "20 hours, 27 minutes, and 4 seconds", "20h 27m 4s", "a 20-hour, 27-minute timer"
+_UNIT_RUN = re.compile(
+    rf"\b\d+[\s-]*{_UNIT}\b(?:(?:\s*,\s*|\s+)(?:and\s+)?\d+[\s-]*{_UNIT}\b)*", re.IGNORECASE
+)
+_UNIT_PART = re.compile(rf"(\d+)[\s-]*({_UNIT})\b", re.IGNORECASE)
+# "3:03:48", "65:49"; a time of day ("7:30 am") is no duration
+_COLON_READING = re.compile(
+    r"(?<![\d:])(\d{1,3}):(\d{2})(?::(\d{2}))?(?![\d:])(?!\s*[ap]\.?\s?m\b)", re.IGNORECASE
+)
 # How long the text before the ellipsis of a label cut short (`truncate`) can be.
 _CUT_LENGTHS = (MAX_LABEL_CHARS - 6, MAX_LABEL_CHARS - 1)
 # A request for a value: "tell me which ...", "answer with the amount", "find the number ...".
@@ -186,6 +200,42 @@ def unshown_quotes(goal: str, labels: Iterable[str]) -> list[str]:
         if _WORDY.search(quote) and not any(_may_show(label, quote) for label in labels):
             unshown.append(quote)
     return list(dict.fromkeys(unshown))
+
+
+def unshown_durations(goal: str, labels: Iterable[str]) -> list[str]:
+    """The durations a timer goal gives ("20 h 27 min 4 s", "3:03:48") that none of `labels`
+    shows, however the screen writes them ("00h 20m 27s", "20:27"): a timer is set by entering
+    its duration, so a claim before any screen showed it is contradicted. Empty for goals that
+    set no timer."""
+    if not _TIMER_GOAL.search(goal):
+        return []
+    shown: set[int] = set()
+    for label in labels:
+        for _, readings in _durations(label):
+            shown |= readings
+    return list(
+        dict.fromkeys(written for written, readings in _durations(goal) if not readings & shown)
+    )
+
+
+def _durations(text: str) -> list[tuple[str, frozenset[int]]]:
+    """Each duration in `text` as written, with the lengths in seconds it may mean: "65:49" is
+    65 minutes 49 seconds on a timer's count, or 65 hours 49 minutes on its entry."""
+    found = []
+    for run in _UNIT_RUN.finditer(text):
+        seconds = sum(
+            int(number) * _UNIT_SECONDS[unit[0].casefold()]
+            for number, unit in _UNIT_PART.findall(run.group())
+        )
+        found.append((run.group(), frozenset({seconds})))
+    for reading in _COLON_READING.finditer(text):
+        first, second, third = reading.groups()
+        if third is not None:
+            readings = {int(first) * 3600 + int(second) * 60 + int(third)}
+        else:
+            readings = {int(first) * 60 + int(second), int(first) * 3600 + int(second) * 60}
+        found.append((reading.group(), frozenset(readings)))
+    return found
 
 
 def _may_show(label: str, quote: str) -> bool:

@@ -87,6 +87,7 @@ from agent.goal_items import (
     asks_for_answer,
     padded_words,
     removal_shown,
+    unshown_durations,
     unshown_quotes,
 )
 from agent.screen import Element, Screen
@@ -731,6 +732,18 @@ class Guards:
                     )
                 ],
                 [prompt.quote_unshown(unshown)],
+            )
+        durations = unshown_durations(self._goal_text, self._seen_labels)
+        if durations:
+            return GuardDecision(
+                "block",
+                [
+                    GuardNote(
+                        kind="completion_check",
+                        reason=f"no screen showed the timer at {_quoted(durations)}: refused",
+                    )
+                ],
+                [prompt.duration_unshown(durations)],
             )
         if (
             self._named_switches

@@ -252,6 +252,15 @@ def quote_unshown(quotes: Sequence[str]) -> str:
     )
 
 
+def duration_unshown(durations: Sequence[str]) -> str:
+    """A success claim before any screen showed the timer at the duration the goal gives."""
+    return (
+        f"Not done yet: no screen has shown the timer set to {_and_list(durations)}. Enter "
+        "exactly that duration on the timer, or call task_complete(success=false) if it "
+        "cannot be done."
+    )
+
+
 def answer_missing() -> str:
     """A success claim without an answer, for a goal that asks a question."""
     return (

@@ -32,7 +32,13 @@ from typing import Any, Literal
 
 from agent.actions import TaskComplete
 from agent.execute import execute
-from agent.goal_items import asks_for_answer, deletes_items, removal_shown, unshown_quotes
+from agent.goal_items import (
+    asks_for_answer,
+    deletes_items,
+    removal_shown,
+    unshown_durations,
+    unshown_quotes,
+)
 from agent.guards import goal_parts
 from agent.model_client import DecisionRequest, ModelReply, Policy
 from agent.screen import Screen
@@ -172,19 +178,21 @@ def refusable(goal: str) -> bool:
         or deletes_items(goal)
         or asks_for_answer(goal)
         or bool(unshown_quotes(goal, ()))
+        or bool(unshown_durations(goal, ()))
     )
 
 
 def refused_here(goal: str, screen: Screen, shown: Iterable[str]) -> bool:
     """Whether the loop turns down a claim made on `screen` before the goal is reached, the
     episode's screens having shown the labels `shown`: always for switches and questions, for
-    deletions while the screen lists an item to delete, and for a quoted text none of the
-    labels holds."""
+    deletions while the screen lists an item to delete, and for a quoted text or a timer's
+    duration none of the labels holds."""
     return (
         _switches_only(goal)
         or asks_for_answer(goal)
         or bool(removal_shown(goal, screen))
         or bool(unshown_quotes(goal, shown))
+        or bool(unshown_durations(goal, shown))
     )
 
 

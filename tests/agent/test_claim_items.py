@@ -1,6 +1,6 @@
 """Claims checked against the items a goal names: a deletion claimed while the list still shows
-the item, a question closed without an answer, an answer read off the neighbouring row, and a
-text the goal quotes that no screen has shown."""
+the item, a question closed without an answer, an answer read off the neighbouring row, a text
+the goal quotes that no screen has shown, and a timer never shown at the goal's duration."""
 
 from __future__ import annotations
 
@@ -10,7 +10,13 @@ import pytest
 
 from agent.actions import Tap, TaskComplete, TypeText
 from agent.execute import execute
-from agent.goal_items import answer_row_mismatch, asks_for_answer, removal_shown, unshown_quotes
+from agent.goal_items import (
+    answer_row_mismatch,
+    asks_for_answer,
+    removal_shown,
+    unshown_durations,
+    unshown_quotes,
+)
 from agent.guards import Guards
 from agent.screen import Screen
 from agent.screen_text import clean, truncate
@@ -322,3 +328,62 @@ def test_a_claim_on_an_unshown_quote_ends_the_run_uncompleted(tmp_path: Path) ->
     assert claims and all(is_refused_completion(claim) for claim in claims)
     assert "Gift for Ana" in claims[0].guard.notes[0].reason
     assert episode.end.stop_reason != "completed"
+
+
+# --- timers -------------------------------------------------------------------------------------
+
+
+def test_a_timer_claimed_before_it_showed_the_goals_duration_is_refused(tmp_path: Path) -> None:
+    task = TASKS_BY_NAME["ClockTimerEntry"]
+    device = Simulator(state=task.initial_state(0))
+    # the Timer tab is [7] on the Clock's first screen
+    episode = run_scripted(
+        "set the timer to 20h 27m 4s but don't start it",
+        device,
+        [
+            call("open_app", name="Clock"),
+            call("tap", index=7),
+            # the seconds left out: the entry shows 00h 20m 27s
+            call("type_text", text="2027"),
+            call("task_complete", success=True),
+            call("type_text", text="04"),
+            call("task_complete", success=True),
+        ],
+        tmp_path / "t.jsonl",
+    )
+    early, late = episode.steps[3], episode.steps[5]
+    assert is_refused_completion(early)
+    assert early.guard.notes[0].reason == 'no screen showed the timer at "20h 27m 4s": refused'
+    # what the model reads next
+    assert (
+        "Not done yet: no screen has shown the timer set to 20h 27m 4s. Enter exactly that "
+        "duration on the timer, or call task_complete(success=false) if it cannot be done."
+    ) in episode.server.chat_requests[4].user_text
+    assert not is_refused_completion(late)
+    assert episode.end.stop_reason == "completed"
+    assert task.success(device.state, 0)
+
+
+@pytest.mark.parametrize(
+    ("goal", "labels", "unshown"),
+    [
+        # the entry writes hours, minutes and seconds; the goal any way it likes
+        ("Create a timer with 20 hours, 27 minutes, and 4 seconds.", ["20h 27m 04s"], []),
+        ("Let's prepare a 20-hour, 27-minute, 4-second timer.", ["20h 27m 04s"], []),
+        ("Timer: 3:03:48. Just key it in.", ["03h 03m 48s"], []),
+        ("Timer: 3:03:48. Just key it in.", ["00h 03m 48s"], ["3:03:48"]),
+        # two numbers are minutes and seconds on a running count, hours and minutes in entry
+        ("I need a 65:49 countdown running on the timer.", ["65:49", "Running"], []),
+        ("I need a 65:49 countdown running on the timer.", ["00h 65m 49s"], []),
+        ("countdown of 79 min 56 sec, start it now", ["00h 79m 56s"], []),
+        ("countdown of 79 min 56 sec, start it now", ["1:19:56"], []),
+        ("countdown of 79 min 56 sec, start it now", ["00h 07m 95s"], ["79 min 56 sec"]),
+        # a time of day is no duration, and goals without a timer are not read
+        ("Set an alarm for 7:30 am and a 5 minute timer.", ["00h 05m 00s"], []),
+        ("Stay on this call for 5 minutes.", ["Home"], []),
+    ],
+)
+def test_a_timers_duration_is_read_however_it_is_written(
+    goal: str, labels: list[str], unshown: list[str]
+) -> None:
+    assert unshown_durations(goal, labels) == unshown

@@ -45,6 +45,8 @@ def scripted(target: dict[str, Any]) -> Scripted:
         ("SimpleCalendarNextEvent", 1, True, prompt.answer_missing()),
         # before the message is typed
         ("SimpleSmsSend", 1, False, prompt.quote_unshown(["Can you bring the receipts at 7?"])),
+        # before the timer is set
+        ("ClockTimerStart", 1, True, prompt.duration_unshown(["11 minutes and 49 seconds"])),
     ],
 )
 def test_the_recorded_requests_are_what_the_loop_sends_after_refusing_the_claim(
