@@ -69,6 +69,14 @@ _UNIT_PART = re.compile(rf"(\d+)[\s-]*({_UNIT})\b", re.IGNORECASE)
 _COLON_READING = re.compile(
     r"(?<![\d:])(\d{1,3}):(\d{2})(?::(\d{2}))?(?![\d:])(?!\s*[ap]\.?\s?m\b)", re.IGNORECASE
 )
+# Goals about an alarm, whose times of day a screen shows on the way: in the list ("7:09 PM") or
+# in the time picker.
+_ALARM_GOAL = re.compile(r"\balarms?\b|\bwake\s+me\b", re.IGNORECASE)
+# "7:09 PM", "7:09pm", "8:25 a.m.", "19:09", "7 pm"; a bare number is no time of day
+_TIME_OF_DAY = re.compile(
+    r"(?<![\d:])(\d{1,2})(?::(\d{2}))?\s*(?:([ap])(?:\.\s?m\.|\.?\s?m\b))?(?![\d:])",
+    re.IGNORECASE,
+)
 # How long the text before the ellipsis of a label cut short (`truncate`) can be.
 _CUT_LENGTHS = (MAX_LABEL_CHARS - 6, MAX_LABEL_CHARS - 1)
 # A request for a value: "tell me which ...", "answer with the amount", "find the number ...".
@@ -209,16 +217,20 @@ def unshown_durations(goal: str, labels: Iterable[str]) -> list[str]:
     set no timer."""
     if not _TIMER_GOAL.search(goal):
         return []
+    # beside an alarm, "7:30" is the alarm's time
+    colons = not _ALARM_GOAL.search(goal)
     shown: set[int] = set()
     for label in labels:
         for _, readings in _durations(label):
             shown |= readings
     return list(
-        dict.fromkeys(written for written, readings in _durations(goal) if not readings & shown)
+        dict.fromkeys(
+            written for written, readings in _durations(goal, colons=colons) if not readings & shown
+        )
     )
 
 
-def _durations(text: str) -> list[tuple[str, frozenset[int]]]:
+def _durations(text: str, *, colons: bool = True) -> list[tuple[str, frozenset[int]]]:
     """Each duration in `text` as written, with the lengths in seconds it may mean: "65:49" is
     65 minutes 49 seconds on a timer's count, or 65 hours 49 minutes on its entry."""
     found = []
@@ -228,13 +240,51 @@ def _durations(text: str) -> list[tuple[str, frozenset[int]]]:
             for number, unit in _UNIT_PART.findall(run.group())
         )
         found.append((run.group(), frozenset({seconds})))
-    for reading in _COLON_READING.finditer(text):
+    for reading in _COLON_READING.finditer(text) if colons else ():
         first, second, third = reading.groups()
         if third is not None:
             readings = {int(first) * 3600 + int(second) * 60 + int(third)}
         else:
             readings = {int(first) * 60 + int(second), int(first) * 3600 + int(second) * 60}
         found.append((reading.group(), frozenset(readings)))
+    return found
+
+
+def unshown_times(goal: str, labels: Iterable[str]) -> list[str]:
+    """The times of day an alarm goal gives ("7:09 p.m.", "13:31", "1:44am") that none of
+    `labels` shows, however the screen writes them ("7:09 PM", "1:31 PM"): an alarm is set,
+    found or changed by its time, so a claim before any screen showed it is contradicted.
+    Empty for goals about no alarm."""
+    if not _ALARM_GOAL.search(goal):
+        return []
+    shown: set[int] = set()
+    for label in labels:
+        for _, readings in _times_of_day(label):
+            shown |= readings
+    return list(
+        dict.fromkeys(written for written, readings in _times_of_day(goal) if not readings & shown)
+    )
+
+
+def _times_of_day(text: str) -> list[tuple[str, frozenset[int]]]:
+    """Each time of day in `text` as written, with the minutes after midnight it may mean:
+    "7:09" without AM or PM may be morning or evening."""
+    found = []
+    for time in _TIME_OF_DAY.finditer(text):
+        hours, minutes, half = int(time[1]), int(time[2] or 0), (time[3] or "").casefold()
+        if (time[2] is None and not half) or minutes > 59:
+            continue
+        if half:
+            if not 1 <= hours <= 12:
+                continue
+            readings = {((hours % 12) + (12 if half == "p" else 0)) * 60 + minutes}
+        elif hours > 23:
+            continue
+        elif 1 <= hours <= 12:
+            readings = {hours * 60 + minutes, ((hours + 12) % 24) * 60 + minutes}
+        else:
+            readings = {hours * 60 + minutes}
+        found.append((time.group().strip(), frozenset(readings)))
     return found
 
 

@@ -89,6 +89,7 @@ from agent.goal_items import (
     removal_shown,
     unshown_durations,
     unshown_quotes,
+    unshown_times,
 )
 from agent.screen import Element, Screen
 from agent.trajectory import GuardNote, StopReason, Verdict
@@ -744,6 +745,19 @@ class Guards:
                     )
                 ],
                 [prompt.duration_unshown(durations)],
+            )
+        times = unshown_times(self._goal_text, self._seen_labels)
+        if times:
+            return GuardDecision(
+                "block",
+                [
+                    GuardNote(
+                        kind="completion_check",
+                        reason=f"no screen showed {_quoted(times)}, the goal's time for an "
+                        "alarm: refused",
+                    )
+                ],
+                [prompt.alarm_time_unshown(times)],
             )
         if (
             self._named_switches

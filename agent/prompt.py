@@ -261,6 +261,15 @@ def duration_unshown(durations: Sequence[str]) -> str:
     )
 
 
+def alarm_time_unshown(times: Sequence[str]) -> str:
+    """A success claim before any screen showed an alarm at the time the goal gives."""
+    return (
+        f"Not done yet: no screen has shown an alarm at {_and_list(times)}, the time the goal "
+        "gives. Find or set the alarm at exactly that time, or call "
+        "task_complete(success=false) if it cannot be done."
+    )
+
+
 def answer_missing() -> str:
     """A success claim without an answer, for a goal that asks a question."""
     return (

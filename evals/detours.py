@@ -38,6 +38,7 @@ from agent.goal_items import (
     removal_shown,
     unshown_durations,
     unshown_quotes,
+    unshown_times,
 )
 from agent.guards import goal_parts
 from agent.model_client import DecisionRequest, ModelReply, Policy
@@ -179,20 +180,22 @@ def refusable(goal: str) -> bool:
         or asks_for_answer(goal)
         or bool(unshown_quotes(goal, ()))
         or bool(unshown_durations(goal, ()))
+        or bool(unshown_times(goal, ()))
     )
 
 
 def refused_here(goal: str, screen: Screen, shown: Iterable[str]) -> bool:
     """Whether the loop turns down a claim made on `screen` before the goal is reached, the
     episode's screens having shown the labels `shown`: always for switches and questions, for
-    deletions while the screen lists an item to delete, and for a quoted text or a timer's
-    duration none of the labels holds."""
+    deletions while the screen lists an item to delete, and for a quoted text, a timer's
+    duration or an alarm's time none of the labels holds."""
     return (
         _switches_only(goal)
         or asks_for_answer(goal)
         or bool(removal_shown(goal, screen))
         or bool(unshown_quotes(goal, shown))
         or bool(unshown_durations(goal, shown))
+        or bool(unshown_times(goal, shown))
     )
 
 

@@ -140,7 +140,8 @@ TASKS: list[Task] = [
         family="already_done",
         sample=alarm_time,
         setup=lambda p: {"alarms": [{"time": p["hhmm"], "enabled": False, "label": ""}]},
-        plan=lambda p: [done()],
+        # already off, but only a look at the alarm says so
+        plan=lambda p: [open_app("Clock"), tap("Expand alarm", near=p["time"]), done()],
         check=lambda s, p, a: alarm_matches(s, p["hhmm"], enabled=False),
         max_steps=6,
     ),

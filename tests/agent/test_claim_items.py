@@ -1,6 +1,7 @@
 """Claims checked against the items a goal names: a deletion claimed while the list still shows
 the item, a question closed without an answer, an answer read off the neighbouring row, a text
-the goal quotes that no screen has shown, and a timer never shown at the goal's duration."""
+the goal quotes that no screen has shown, a timer never shown at the goal's duration and an
+alarm never shown at the goal's time."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from agent.goal_items import (
     removal_shown,
     unshown_durations,
     unshown_quotes,
+    unshown_times,
 )
 from agent.guards import Guards
 from agent.screen import Screen
@@ -387,3 +389,47 @@ def test_a_timers_duration_is_read_however_it_is_written(
     goal: str, labels: list[str], unshown: list[str]
 ) -> None:
     assert unshown_durations(goal, labels) == unshown
+
+
+# --- alarms' times ------------------------------------------------------------------------------
+
+
+def test_an_alarm_claimed_before_a_screen_showed_its_time_is_refused() -> None:
+    _, screen = app_screen("ClockAlarmAdd", "Clock")
+    guards = Guards("wake me up at 7:09 p.m., I'll be napping")
+    assert verdict(guards, screen) == (
+        "block",
+        "Not done yet: no screen has shown an alarm at 7:09 p.m., the time the goal gives. Find "
+        "or set the alarm at exactly that time, or call task_complete(success=false) if it "
+        "cannot be done.",
+    )
+    assert verdict(guards, screen)[0] == "block", "refused each time it is claimed"
+
+
+@pytest.mark.parametrize(
+    ("goal", "labels", "unshown"),
+    [
+        # the list writes 12-hour times; goals write them any way
+        ("need an alarm at 7:09pm", ["7:09 PM"], []),
+        ("Alarm for 13:31 please", ["1:31 PM, Mon"], []),
+        ("shift the 6:38 p.m. alarm so it goes off at 8:25 a.m.", ["6:38 PM"], ["8:25 a.m."]),
+        # set for the evening instead of the morning
+        ("move my 6:38pm alarm to 8:25am", ["6:38 PM", "8:25 PM"], ["8:25am"]),
+        ("an alarm for 7 pm", ["7:00 PM"], []),
+        # without AM or PM, either
+        ("The alarm at 07:02 needs to ring at 15:34.", ["7:02 AM", "3:34 PM"], []),
+        ("The alarm at 07:02 needs to ring at 15:34.", ["7:02 PM", "3:34 PM"], []),
+        ("Which name did I give the alarm at 00:32?", ["12:32 AM"], []),
+        # no time given, or no alarm
+        ("alice texted me a time to wake up — set an alarm for it", ["Home"], []),
+        ("Add an event at 7:09 PM to my calendar.", ["Home"], []),
+    ],
+)
+def test_an_alarms_time_is_read_however_it_is_written(
+    goal: str, labels: list[str], unshown: list[str]
+) -> None:
+    assert unshown_times(goal, labels) == unshown
+
+
+def test_beside_an_alarm_a_clock_reading_is_no_timer_duration() -> None:
+    assert unshown_durations("Set an alarm for 7:30 and a 5 minute timer.", ["00h 05m 00s"]) == []

@@ -47,6 +47,8 @@ def scripted(target: dict[str, Any]) -> Scripted:
         ("SimpleSmsSend", 1, False, prompt.quote_unshown(["Can you bring the receipts at 7?"])),
         # before the timer is set
         ("ClockTimerStart", 1, True, prompt.duration_unshown(["11 minutes and 49 seconds"])),
+        # the alarm found at its old time, not yet moved to the new one
+        ("ClockAlarmChangeTime", 2, False, prompt.alarm_time_unshown(["7:41 AM"])),
     ],
 )
 def test_the_recorded_requests_are_what_the_loop_sends_after_refusing_the_claim(
@@ -108,8 +110,10 @@ def test_claims_are_planned_for_a_share_of_the_seeds_of_goals_the_loop_checks() 
         "SimpleCalendarNextEvent",
         "SimpleSmsSend",
         "MarkorEditNote",
+        "ClockTimerStart",
+        "ClockAlarmChangeTime",
     } <= by_task
-    assert not by_task & {"ClockAlarmAdd", "ContactsAddContact", "TurnOnWifiAndOpenApp"}
+    assert not by_task & {"ClockStopWatchRunning", "ContactsAddContact", "TurnOnWifiAndOpenApp"}
     for episode in claims:
         assert refusable(episode.goal), episode.goal
         last = max(1, len(episode.task.oracle(episode.seed)) - 2)
@@ -127,7 +131,7 @@ def test_claims_are_planned_for_a_share_of_the_seeds_of_goals_the_loop_checks() 
 
 
 def test_an_export_counts_the_decisions_after_refused_claims(tmp_path: Path) -> None:
-    tasks = [TASKS_BY_NAME["SystemBluetoothTurnOff"], TASKS_BY_NAME["ClockAlarmAdd"]]
+    tasks = [TASKS_BY_NAME["SystemBluetoothTurnOff"], TASKS_BY_NAME["ClockStopWatchRunning"]]
     episodes = plan_demo_episodes(tasks, range(2908, 2912), "on", detours=True, refused_claims=1)
     summary = export_demos(episodes, tmp_path / "demos.jsonl")
     assert not summary.failed_episodes
