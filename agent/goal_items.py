@@ -71,7 +71,9 @@ _COLON_READING = re.compile(
 )
 # Goals about an alarm, whose times of day a screen shows on the way: in the list ("7:09 PM") or
 # in the time picker.
-_ALARM_GOAL = re.compile(r"\balarms?\b|\bwake\s+me\b", re.IGNORECASE)
+_ALARM_GOAL = re.compile(r"\balarms?\b(?!\s+clock)|\bwake\s+me\b", re.IGNORECASE)
+# a value given as an example of the answer's form ("Answer like 2:05") is no value asked for
+_EXAMPLE_VALUE = re.compile(r"\b(?:like|e\.g\.|such\s+as|for\s+example)\s+\S+", re.IGNORECASE)
 # "7:09 PM", "7:09pm", "8:25 a.m.", "19:09", "7 pm"; a bare number is no time of day
 _TIME_OF_DAY = re.compile(
     r"(?<![\d:])(\d{1,2})(?::(\d{2}))?\s*(?:([ap])(?:\.\s?m\.|\.?\s?m\b))?(?![\d:])",
@@ -223,11 +225,8 @@ def unshown_durations(goal: str, labels: Iterable[str]) -> list[str]:
     for label in labels:
         for _, readings in _durations(label):
             shown |= readings
-    return list(
-        dict.fromkeys(
-            written for written, readings in _durations(goal, colons=colons) if not readings & shown
-        )
-    )
+    asked = _durations(_EXAMPLE_VALUE.sub(" ", goal), colons=colons)
+    return list(dict.fromkeys(written for written, readings in asked if not readings & shown))
 
 
 def _durations(text: str, *, colons: bool = True) -> list[tuple[str, frozenset[int]]]:
@@ -261,8 +260,9 @@ def unshown_times(goal: str, labels: Iterable[str]) -> list[str]:
     for label in labels:
         for _, readings in _times_of_day(label):
             shown |= readings
+    asked = _EXAMPLE_VALUE.sub(" ", goal)
     return list(
-        dict.fromkeys(written for written, readings in _times_of_day(goal) if not readings & shown)
+        dict.fromkeys(written for written, readings in _times_of_day(asked) if not readings & shown)
     )
 
 

@@ -420,8 +420,11 @@ def test_an_alarm_claimed_before_a_screen_showed_its_time_is_refused() -> None:
         ("The alarm at 07:02 needs to ring at 15:34.", ["7:02 AM", "3:34 PM"], []),
         ("The alarm at 07:02 needs to ring at 15:34.", ["7:02 PM", "3:34 PM"], []),
         ("Which name did I give the alarm at 00:32?", ["12:32 AM"], []),
-        # no time given, or no alarm
+        # no time given, no alarm, or a time that only shows the answer's form; the app's
+        # name is no alarm
         ("alice texted me a time to wake up — set an alarm for it", ["Home"], []),
+        ("What time is the Gym alarm? Answer like 7:05 AM", ["Home"], []),
+        ("Open the alarm clock app; the stopwatch reads about 20:10. Pause it.", ["Home"], []),
         ("Add an event at 7:09 PM to my calendar.", ["Home"], []),
     ],
 )
