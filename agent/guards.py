@@ -699,65 +699,35 @@ class Guards:
             why = [f"no screen showed {part.asked}" for part in missing] + [
                 f"{part.asked} was changed back since" for part in undone
             ]
-            return GuardDecision(
-                "block",
-                [GuardNote(kind="completion_check", reason=f"{'; '.join(why)}: refused")],
-                [
-                    prompt.completion_refused(
-                        [part.asked for part in missing], [part.asked for part in undone]
-                    )
-                ],
+            return _refused_claim(
+                "; ".join(why),
+                prompt.completion_refused(
+                    [part.asked for part in missing], [part.asked for part in undone]
+                ),
             )
         still_listed = removal_shown(self._goal_text, screen)
         if still_listed:
-            return GuardDecision(
-                "block",
-                [
-                    GuardNote(
-                        kind="completion_check",
-                        reason=f"{_quoted(still_listed)} still listed, the goal deletes it: "
-                        "refused",
-                    )
-                ],
-                [prompt.still_listed(still_listed)],
+            return _refused_claim(
+                f"{_quoted(still_listed)} still listed, the goal deletes it",
+                prompt.still_listed(still_listed),
             )
         unshown = unshown_quotes(self._goal_text, self._seen_labels)
         if unshown:
-            return GuardDecision(
-                "block",
-                [
-                    GuardNote(
-                        kind="completion_check",
-                        reason=f"no screen showed {_quoted(unshown)}, which the goal quotes: "
-                        "refused",
-                    )
-                ],
-                [prompt.quote_unshown(unshown)],
+            return _refused_claim(
+                f"no screen showed {_quoted(unshown)}, which the goal quotes",
+                prompt.quote_unshown(unshown),
             )
         durations = unshown_durations(self._goal_text, self._seen_labels)
         if durations:
-            return GuardDecision(
-                "block",
-                [
-                    GuardNote(
-                        kind="completion_check",
-                        reason=f"no screen showed the timer at {_quoted(durations)}: refused",
-                    )
-                ],
-                [prompt.duration_unshown(durations)],
+            return _refused_claim(
+                f"no screen showed the timer at {_quoted(durations)}",
+                prompt.duration_unshown(durations),
             )
         times = unshown_times(self._goal_text, self._seen_labels)
         if times:
-            return GuardDecision(
-                "block",
-                [
-                    GuardNote(
-                        kind="completion_check",
-                        reason=f"no screen showed {_quoted(times)}, the goal's time for an "
-                        "alarm: refused",
-                    )
-                ],
-                [prompt.alarm_time_unshown(times)],
+            return _refused_claim(
+                f"no screen showed {_quoted(times)}, the goal's time for an alarm",
+                prompt.alarm_time_unshown(times),
             )
         if (
             self._named_switches
@@ -964,6 +934,14 @@ def _turned_as_asked(
         if was is not None and now is not None and was.checked != now.checked == part.desired:
             turned.append((part, now))
     return turned
+
+
+def _refused_claim(why: str, message: str) -> GuardDecision:
+    """A success claim turned down, every time it is made: the trajectory's note says `why`,
+    the model reads `message`."""
+    return GuardDecision(
+        "block", [GuardNote(kind="completion_check", reason=f"{why}: refused")], [message]
+    )
 
 
 def _quoted(titles: list[str]) -> str:
