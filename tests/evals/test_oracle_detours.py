@@ -76,7 +76,7 @@ def test_the_oracle_answers_only_on_a_screen_that_shows_the_answer(
         ("ClockAlarmTurnOn", 901, 1),
         ("ClockAlarmTurnOff", 814, 1),
         ("ClockAlarmTurnOffAll", 880, 3),
-        ("ClockTimerEntry", 817, 1),
+        ("ClockTimerEntry", 871, 1),
     ],
 )
 def test_a_dialog_hides_the_page_under_it_so_no_tap_is_lost_to_it(
