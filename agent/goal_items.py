@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from agent.screen import Element, Screen
@@ -221,12 +221,18 @@ def unshown_durations(goal: str, labels: Iterable[str]) -> list[str]:
         return []
     # beside an alarm, "7:30" is the alarm's time
     colons = not _ALARM_GOAL.search(goal)
-    shown: set[int] = set()
-    for label in labels:
-        for _, readings in _durations(label):
-            shown |= readings
-    asked = _durations(_EXAMPLE_VALUE.sub(" ", goal), colons=colons)
-    return list(dict.fromkeys(written for written, readings in asked if not readings & shown))
+    return _unshown(_durations(_EXAMPLE_VALUE.sub(" ", goal), colons=colons), labels, _durations)
+
+
+def _unshown(
+    asked: list[tuple[str, frozenset[int]]],
+    labels: Iterable[str],
+    read: Callable[[str], list[tuple[str, frozenset[int]]]],
+) -> list[str]:
+    """Each of the goal's values `asked` (as written, with what it may mean) that no value
+    `read` finds in `labels` may mean too."""
+    shown = {meaning for label in labels for _, meanings in read(label) for meaning in meanings}
+    return list(dict.fromkeys(written for written, meanings in asked if not meanings & shown))
 
 
 def _durations(text: str, *, colons: bool = True) -> list[tuple[str, frozenset[int]]]:
@@ -256,14 +262,7 @@ def unshown_times(goal: str, labels: Iterable[str]) -> list[str]:
     Empty for goals about no alarm."""
     if not _ALARM_GOAL.search(goal):
         return []
-    shown: set[int] = set()
-    for label in labels:
-        for _, readings in _times_of_day(label):
-            shown |= readings
-    asked = _EXAMPLE_VALUE.sub(" ", goal)
-    return list(
-        dict.fromkeys(written for written, readings in _times_of_day(asked) if not readings & shown)
-    )
+    return _unshown(_times_of_day(_EXAMPLE_VALUE.sub(" ", goal)), labels, _times_of_day)
 
 
 def _times_of_day(text: str) -> list[tuple[str, frozenset[int]]]:
