@@ -1,9 +1,9 @@
 """Guards: checks around every model decision that turn known failure modes into finished tasks
 or clean, explained stops. Each one leaves a GuardNote (kind + reason) in the trajectory.
 
-- goal state: goals like "turn on Wi-Fi" name a switch and the state asked for (GOAL_RULES);
-  a compound goal ("turn off WLAN, then enable Bluetooth") names one per part (`goal_parts`),
-  and a switch goes by the names phones give it (SWITCH_ALIASES). For each part the guards
+- goal state: goals like "turn on Wi-Fi" name a switch and the state asked for; a compound
+  goal ("turn off WLAN, then enable Bluetooth") names one per part, and a switch goes by the
+  names phones give it (all read in `agent.goal_switches`). For each part the guards
   remember whether a screen showed its switch in the asked state, and whether a later screen
   showed it changed back. A tap that would flip a part's switch out of its asked state is
   blocked. Once every part of a goal read in full is shown as asked, that tap, or the agent's
@@ -82,7 +82,6 @@ from typing import Protocol
 from agent import prompt
 from agent.actions import Action, LongPress, Tap, TaskComplete, TypeText, Wait, tool_name
 from agent.goal_items import (
-    PIECE_SEPARATOR,
     answer_row_mismatch,
     asks_for_answer,
     padded_words,
@@ -90,6 +89,14 @@ from agent.goal_items import (
     unshown_durations,
     unshown_quotes,
     unshown_times,
+)
+from agent.goal_switches import (
+    GoalTarget,
+    goal_parts,
+    known_switch,
+    label_title,
+    named_switches,
+    normalize_name,
 )
 from agent.screen import Element, Screen
 from agent.trajectory import GuardNote, StopReason, Verdict
@@ -104,295 +111,6 @@ class GuardDecision:
     notes: list[GuardNote] = field(default_factory=list)
     feedback: list[str] = field(default_factory=list)  # what the model reads next step
     stop_reason: StopReason | None = None  # with verdict "stop"
-
-
-# --- goal rules -------------------------------------------------------------------------------
-
-_ON_WORDS = {"on", "enable", "enabled", "activate", "activated"}
-_STATE = r"(?P<state>on|off|enabled?|disabled?|activated?|deactivated?)"
-# a name, which may hold a time of day ("the 7:33 AM alarm")
-_SUBJECT = r"(?:the\s+|my\s+)?(?P<subject>\w(?:[\w\s&'’/-]|(?<=\d):(?=\d))*?)"
-# the asked state, said as a state or as what was done to it ("off", "switched off")
-_SET_STATE = rf"(?:turned\s+|switched\s+)?{_STATE}"
-# words a switch label may add to the thing it controls ("Use Wi-Fi", "Allow notifications")
-_LABEL_FILLERS = {"use", "allow", "enable", "show", "turn", "on"}
-# Words a goal puts around what it names that a label leaves out: "the alarm set for 7:33 AM"
-# names the switch labelled "7:33 AM alarm".
-_SUBJECT_FILLERS = {"the", "my", "a", "an", "set", "for", "at"}
-_LOCATION_SUFFIX = re.compile(
-    r"\s+(?:in|on|from)\s+(?:the\s+|my\s+)?(?:settings|phone|device|quick settings"
-    r"|developer options)"
-    r"(?:\s+(?:app|page|screen))?$",
-    re.IGNORECASE,
-)
-_LOCATION_PREFIX = re.compile(
-    r"^\s*(?:in|from|using|via)\s+(?:the\s+)?(?:settings|quick settings|developer options)"
-    r"(?:\s+app)?\s*,?\s*",
-    re.IGNORECASE,
-)
-
-
-# How phones label the switches people ask for, the label Android's own Settings uses first.
-# A goal may name a switch by any of these; a switch is matched by any of them too.
-SWITCH_ALIASES: tuple[tuple[str, ...], ...] = (
-    ("Wi-Fi", "WLAN", "Wi-Fi network"),
-    ("Bluetooth", "Bluetooth radio"),
-    ("Airplane mode", "Aeroplane mode", "Flight mode", "Airplane"),
-    ("Dark theme", "Dark mode", "Night mode"),
-    ("Do Not Disturb", "Do Not Disturb mode", "DND"),
-    (
-        "Battery Saver",
-        "Battery Saver mode",
-        "Power saving",
-        "Power saving mode",
-        "Power saver",
-        "Low power mode",
-    ),
-    (
-        "Battery percentage",
-        "Battery percentage in the status bar",
-        "Battery percentage in status bar",
-    ),
-    (
-        "Auto-rotate",
-        "Auto-rotate screen",
-        "Auto rotation",
-        "Automatic screen rotation",
-        "Screen rotation",
-        "Rotate screen",
-    ),
-    ("Location", "Location services", "GPS"),
-    ("NFC",),
-    ("Mobile data", "Cellular data"),
-    ("Hotspot", "Wi-Fi hotspot", "Mobile hotspot", "Portable hotspot"),
-    ("Data Saver",),
-    ("Flashlight", "Torch"),
-    ("Adaptive brightness", "Auto brightness", "Automatic brightness"),
-    ("Stay awake",),
-)
-
-
-def _normalize(text: str) -> str:
-    return re.sub(r"[\W_]+", "", text.casefold())
-
-
-def _name_key(text: str) -> str:
-    """A name with case, spacing, punctuation and the words a switch label may add to what it
-    controls left out: "Use Wi-Fi", "wi fi" and "WiFi" all give "wifi"."""
-    words = [word for word in text.casefold().split() if word not in _LABEL_FILLERS]
-    return _normalize(" ".join(words))
-
-
-def _content_words(text: str) -> frozenset[str]:
-    """The words of a name in any order, without the words around it ("alarm set for")."""
-    words = re.findall(r"\w+", text.casefold())
-    return frozenset(words) - _SUBJECT_FILLERS - _LABEL_FILLERS
-
-
-_ALIAS_GROUPS: dict[str, tuple[str, ...]] = {
-    _name_key(name): names for names in SWITCH_ALIASES for name in names
-}
-# Each name as whole words, its words joined by a space, a hyphen or nothing ("wifi", "Wi Fi").
-_ALIAS_MENTIONS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = tuple(
-    (
-        re.compile(
-            r"\b" + r"[\s-]?".join(map(re.escape, re.split(r"[\s-]+", name))) + r"\b",
-            re.IGNORECASE,
-        ),
-        names,
-    )
-    for names in SWITCH_ALIASES
-    for name in names
-)
-
-
-def named_switches(text: str) -> frozenset[str]:
-    """The switches every phone has that `text` names anywhere, by any of their names, each by
-    its usual label: whatever the sentence around them says."""
-    return frozenset(names[0] for pattern, names in _ALIAS_MENTIONS if pattern.search(text))
-
-
-def known_switch(title: str) -> str | None:
-    """The usual label of the switch every phone has that `title` names, if it names one."""
-    names = _ALIAS_GROUPS.get(_name_key(title))
-    return names[0] if names else None
-
-
-@dataclass(frozen=True)
-class GoalTarget:
-    """A switch-like element the goal names, and the checked state it asks for."""
-
-    subject: str
-    desired: bool
-
-    @property
-    def known(self) -> bool:
-        """Whether the subject is a switch every phone has (SWITCH_ALIASES): one the episode
-        has to show to complete the goal, even when no screen of it did so far."""
-        return _name_key(self.subject) in _ALIAS_GROUPS
-
-    @property
-    def name(self) -> str:
-        """The switch as messages name it: its usual label, or the goal's words."""
-        return _ALIAS_GROUPS.get(_name_key(self.subject), (self.subject,))[0]
-
-    @property
-    def asked(self) -> str:
-        """The part of the goal in a few words: "Wi-Fi on"."""
-        return f"{self.name} {self.state_words(self.desired)}"
-
-    def matches(self, element: Element) -> bool:
-        """Whether `element` is a checkable whose title names the subject."""
-        if element.checked is None or not element.label:
-            return False
-        key = _name_key(self.subject)
-        names = {_name_key(name) for name in _ALIAS_GROUPS.get(key, ())} | {key}
-        words = _content_words(self.subject)
-        return any(
-            _name_key(title) in names or (len(words) > 1 and _content_words(title) == words)
-            for title in label_titles(element.label)
-        )
-
-    def find(self, screen: Screen) -> Element | None:
-        """The matching element on screen; None when absent or ambiguous."""
-        found = [element for element in screen.elements if self.matches(element)]
-        if not found or len({element.checked for element in found}) > 1:
-            return None
-        return found[0]
-
-    def satisfied(self, screen: Screen) -> bool | None:
-        """Whether the screen shows the asked state; None when it does not show the element."""
-        element = self.find(screen)
-        return None if element is None else element.checked == self.desired
-
-    def state_words(self, checked: bool | None) -> str:
-        return "on" if checked else "off"
-
-
-@dataclass(frozen=True)
-class GoalRule:
-    """A goal phrasing; `subject` names the element, `state` (or the verb) the asked state."""
-
-    pattern: re.Pattern[str]
-
-    def match(self, goal: str) -> GoalTarget | None:
-        found = self.pattern.fullmatch(goal)
-        if found is None:
-            return None
-        subject = found["subject"].strip()
-        state = found["state"].casefold()
-        # compound goals ("turn on Wi-Fi and open ...") are beyond a one-switch rule
-        target = GoalTarget(subject=subject, desired=state in _ON_WORDS)
-        if re.search(r"\band\b|,|;", subject) or subject.casefold() in _PRONOUNS:
-            return None
-        return target if len(_content_words(subject)) <= 4 or target.known else None
-
-
-def _rule(pattern: str) -> GoalRule:
-    return GoalRule(re.compile(pattern, re.IGNORECASE))
-
-
-# "switch it on": what "it" is, the rest of the sentence says
-_PRONOUNS = {"it", "them", "this", "that", "these", "those", "everything", "all"}
-
-GOAL_RULES: tuple[GoalRule, ...] = (
-    _rule(rf"(?:turn|switch|toggle)\s+{_STATE}\s+{_SUBJECT}"),
-    _rule(rf"(?:turn|switch|toggle)\s+{_SUBJECT}\s+{_STATE}"),
-    _rule(rf"{_STATE.replace('on|off|', '')}\s+{_SUBJECT}"),
-    _rule(rf"(?:make\s+sure|ensure)\s+(?:that\s+)?{_SUBJECT}\s+is\s+(?:turned\s+)?{_STATE}"),
-    _rule(rf"set\s+{_SUBJECT}\s+to\s+{_STATE}"),
-    _rule(rf"{_SUBJECT}:\s*{_STATE}"),
-    # a wish or an obligation: "I want WLAN off", "keep Bluetooth on", "Wi-Fi should be off"
-    _rule(
-        rf"(?:i(?:\s+(?:want|need|would\s+like)|['’]d\s+like)|keep|leave)\s+{_SUBJECT}\s+"
-        + _SET_STATE
-    ),
-    _rule(rf"{_SUBJECT}\s+(?:should|must|needs\s+to|has\s+to)\s+be\s+" + _SET_STATE),
-)
-# Within a compound goal, a part may leave out the verb ("Wi-Fi off and Bluetooth on") or even
-# the state ("turn off Wi-Fi and Bluetooth"); only a switch every phone has is read that way.
-_ELLIPTICAL_RULE = _rule(rf"{_SUBJECT}\s+{_STATE}")
-_BARE_SUBJECT = re.compile(_SUBJECT, re.IGNORECASE)
-# Where one part of a compound goal ends and the next begins.
-_PART_SEPARATOR = re.compile(
-    r"\s*(?:[,;]\s*)?\b(?:and\s+then|and\s+also|and|then|also|after\s+that)\b\s*"
-    r"|\s*[,;]\s*|\.\s+",
-    re.IGNORECASE,
-)
-_PART_OPENING = re.compile(r"^(?:(?:please|first|also|finally|next|and|then)\b[\s,]*)+", re.I)
-
-
-def goal_target(goal: str) -> GoalTarget | None:
-    """The switch and state a goal asks for, when one of the rules recognises it."""
-    text = _clean_goal(goal)
-    for rule in GOAL_RULES:
-        target = rule.match(text)
-        if target is not None:
-            return target
-    return None
-
-
-@dataclass(frozen=True)
-class GoalParts:
-    """The switch states a goal asks for, one per part ("Turn off Wi-Fi, then enable
-    Bluetooth" has two); `complete` when every part of the goal was read as one of them."""
-
-    parts: tuple[GoalTarget, ...] = ()
-    complete: bool = False
-
-
-def goal_parts(goal: str) -> GoalParts:
-    """The goal read as switch states: one when a rule reads the whole goal, else one per part
-    of a compound goal (parts joined by "and", "then", commas, semicolons or full stops) that
-    reads as one. Parts that name the same switch: the last one counts."""
-    whole = goal_target(goal)
-    if whole is not None:
-        return GoalParts((whole,), complete=True)
-    pieces = [piece for piece in _PART_SEPARATOR.split(_clean_goal(goal)) if piece.strip()]
-    if len(pieces) < 2:
-        return GoalParts()
-    found: dict[str, GoalTarget] = {}
-    previous: GoalTarget | None = None
-    complete = True
-    for piece in pieces:
-        text = _PART_OPENING.sub("", piece)
-        target = goal_target(text) or _elliptical(text, previous)
-        if target is None:
-            complete = False
-            continue
-        found.pop(_name_key(target.name), None)
-        found[_name_key(target.name)] = target
-        previous = target
-    return GoalParts(tuple(found.values()), complete=complete and bool(found))
-
-
-def _elliptical(piece: str, previous: GoalTarget | None) -> GoalTarget | None:
-    """A part of a compound goal without its verb ("Bluetooth on") or its state ("Bluetooth",
-    after "turn off Wi-Fi"), naming a switch every phone has."""
-    target = _ELLIPTICAL_RULE.match(piece)
-    bare = _BARE_SUBJECT.fullmatch(piece)
-    if target is None and previous is not None and bare is not None:
-        target = GoalTarget(bare["subject"].strip(), previous.desired)
-    return target if target is not None and target.known else None
-
-
-def _clean_goal(goal: str) -> str:
-    """The goal without a polite opening, closing punctuation or where it happens ("in
-    Settings")."""
-    text = re.sub(r"^\s*please\s+|[\s.!]+$", "", goal, flags=re.IGNORECASE)
-    return _LOCATION_SUFFIX.sub("", _LOCATION_PREFIX.sub("", text))
-
-
-def label_titles(label: str) -> list[str]:
-    """What the title of `label` may be, shortest first: every leading run of its ", "-joined
-    pieces ("Dark theme, Will never turn on automatically" -> "Dark theme", then the whole)."""
-    pieces = label.split(PIECE_SEPARATOR)
-    return [PIECE_SEPARATOR.join(pieces[:count]) for count in range(1, len(pieces) + 1)]
-
-
-def label_title(label: str) -> str:
-    """The part of `label` that a change of its summary leaves alone: its first piece."""
-    return label.split(PIECE_SEPARATOR, 1)[0]
 
 
 # --- risky actions ----------------------------------------------------------------------------
@@ -953,7 +671,7 @@ def _action_key(action: Action) -> str:
 
 
 def _element_key(element: Element) -> tuple[str, str]:
-    return element.role, _normalize(label_title(element.label))
+    return element.role, normalize_name(label_title(element.label))
 
 
 def _checkables(screen: Screen) -> dict[tuple[str, str], Element]:

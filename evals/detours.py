@@ -40,7 +40,7 @@ from agent.goal_items import (
     unshown_quotes,
     unshown_times,
 )
-from agent.guards import goal_parts
+from agent.goal_switches import goal_parts
 from agent.model_client import DecisionRequest, ModelReply, Policy
 from agent.screen import Screen
 from evals.oracle import OracleError, resolve, shows, tool_call

@@ -12,7 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agent.actions import Tap, TaskComplete
-from agent.guards import SWITCH_ALIASES, GoalTarget, Guards, goal_parts, named_switches
+from agent.goal_switches import SWITCH_ALIASES, GoalTarget, goal_parts, named_switches
+from agent.guards import Guards
 from agent.loop import RunSettings
 from agent.screen import Screen
 from evals.scripted_model import call, tap

@@ -9,16 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agent.actions import PressKey, Tap, TaskComplete, TypeText, Wait
-from agent.guards import (
-    GoalTarget,
-    Guards,
-    PassThroughGuards,
-    goal_count,
-    goal_target,
-    label_title,
-    label_titles,
-    risky_word,
-)
+from agent.goal_switches import GoalTarget, goal_target, label_title, label_titles
+from agent.guards import Guards, PassThroughGuards, goal_count, risky_word
 from agent.screen import Element, Screen
 from tests.support.fake_device import FakePhone
 
