@@ -43,7 +43,7 @@ _LOCATION_PREFIX = re.compile(
 SWITCH_ALIASES: tuple[tuple[str, ...], ...] = (
     ("Wi-Fi", "WLAN", "Wi-Fi network"),
     ("Bluetooth", "Bluetooth radio"),
-    ("Airplane mode", "Aeroplane mode", "Flight mode", "Airplane"),
+    ("Airplane mode", "Aeroplane mode", "Flight mode", "Plane mode", "Airplane"),
     ("Dark theme", "Dark mode", "Night mode"),
     ("Do Not Disturb", "Do Not Disturb mode", "DND"),
     (
@@ -189,7 +189,11 @@ class GoalRule:
         state = found["state"].casefold()
         # compound goals ("turn on Wi-Fi and open ...") are beyond a one-switch rule
         target = GoalTarget(subject=subject, desired=state in _ON_WORDS)
-        if re.search(r"\band\b|,|;", subject) or subject.casefold() in _PRONOUNS:
+        if (
+            re.search(r"\band\b|,|;", subject)
+            or subject.casefold() in _PRONOUNS
+            or re.match(r"(?:it|them)\b", subject, re.IGNORECASE)  # "it if needed"
+        ):
             return None
         return target if len(_content_words(subject)) <= 4 or target.known else None
 
@@ -256,7 +260,7 @@ def goal_parts(goal: str) -> GoalParts:
         return GoalParts((whole,), complete=True)
     pieces = [piece for piece in _PART_SEPARATOR.split(_clean_goal(goal)) if piece.strip()]
     if len(pieces) < 2:
-        return GoalParts()
+        return GoalParts(wished_states(goal))
     found: dict[str, GoalTarget] = {}
     previous: GoalTarget | None = None
     complete = True
@@ -269,7 +273,153 @@ def goal_parts(goal: str) -> GoalParts:
         found.pop(_name_key(target.name), None)
         found[_name_key(target.name)] = target
         previous = target
-    return GoalParts(tuple(found.values()), complete=complete and bool(found))
+    if not found:
+        return GoalParts(wished_states(goal))
+    return GoalParts(tuple(found.values()), complete=complete)
+
+
+# --- goals in free words ----------------------------------------------------------------------
+# People ask for a switch in sentences no rule reads whole: "get the phone back onto wifi",
+# "shut bluetooth down, nothing is paired with it anyway", "DND please". There the state is
+# read clause by clause from words that say on or off, and only where every clause that names
+# the switch (or "it" after it) agrees. Questions about the state ("Is Bluetooth on?"), and
+# conditions ("if it isn't", "whether", "before ..."), say what is, not what is wanted, and are
+# not read; a clause with a negation the cues below do not account for is not read either. A
+# state read this way only holds a claim of success to it (it never ends an episode by
+# itself), so an unread goal costs a check and a misread one costs a true success: when in
+# doubt, no reading.
+
+# where a clause named the switch: a word, so that "on _switch_" is no "on" at the end
+_SWITCH = "_switch_"
+_SENTENCE = re.compile(r"[^.!?;\n]+[.!?;\n]*")
+_STATE_QUESTION = re.compile(r"^\W*(?:is|are|am|was|were|do|does|did|has|have)\b.*\?", re.I)
+_CLAUSE_BREAK = re.compile(
+    r"[,:()\u2014\u2013\u2192]|\s-+\s|\b(?:and|then|but|otherwise|or|after\s+that)\b", re.I
+)
+_CONDITION = re.compile(
+    r"\b(?:if|unless|whether|when|whenever|while|before|until|because|since|in\s+case)\b.*", re.I
+)
+_PRONOUN = re.compile(r"\b(?:it|it['’]s|its)\b", re.I)
+_POLITE = re.compile(
+    r"\b(?:please|pls|plz|now|quickly|asap|thanks|thank\s+you|again|just|the|my|right\s+away)\b",
+    re.I,
+)
+# what turns a bare name into a request ("DND please"), where a bare name may also be a field's
+# name or value ("location: Office", "title: Flashlight")
+_REQUEST = re.compile(r"\b(?:please|pls|plz|now|asap|right\s+away)\b", re.I)
+_OFF_CUES = re.compile(
+    "|".join(
+        (
+            r"\boff\b",
+            r"\b(?:disabl|deactivat|disconnect)\w*",
+            r"\b(?:cut|shut|kill|stop|halt)\b",
+            r"\bout\s+of\b",
+            rf"\bleave\s+(?:the\s+)?{_SWITCH}(?!\s+(?:alone|be|as)\b)",
+            rf"\bnot\s+(?:be\s+)?(?:in|on)\s+(?:the\s+)?{_SWITCH}",
+            r"\bno\s+more\b",
+            r"\bdone\s+with\b",
+            r"\b(?:don['’]?t|do\s+not)\s+need\b",
+            r"\bget\s+rid\s+of\b",
+        )
+    ),
+    re.I,
+)
+_NEGATION = re.compile(r"\b(?:not|never|no|nor|without)\b|n['’]t\b", re.I)
+# "on" as a state, not a place ("on the phone", "dies on me"): at the end, or before words that
+# end a request ("on real quick", "on in Settings", "on once you're done")
+_AFTER_ON = (
+    "for|so|as|again|now|already|too|please|pls|right|real|quick|quickly|then|while|when|if"
+    "|before|after|once|in|by|and|at|until|only|first|all|every|today|tonight|instead|completely"
+    "|immediately|straight"
+)
+_ON_CUES = re.compile(
+    "|".join(
+        (
+            rf"\bon\b(?=\W*$|\s+(?:{_AFTER_ON})\b)",
+            # before the switch only after a verb: "put it on DND", not "I'll be on mobile data"
+            r"\b(?:put|set|switch|turn|keep|get|flip)\s+(?:(?:it|the\s+phone|my\s+phone)\s+)?"
+            rf"on\s+(?:(?:the|my)\s+)?{_SWITCH}",
+            # verbs, not nouns: "drop the wifi connection" asks for it off
+            r"\b(?:enabl(?:e|ed|es|ing)|activ(?:e|ate|ated|ates|ating)|(?:re)?connect(?:ed|s|ing)?)\b",
+            r"\b(?:running|into|onto)\b|\bgoing\b(?!\s+to\b)",  # not "I'm going to use ..."
+            rf"\bin\s+(?:the\s+)?{_SWITCH}",
+        )
+    ),
+    re.I,
+)
+
+
+def wished_states(goal: str) -> tuple[GoalTarget, ...]:
+    """The phone's switches a goal in free words names, each with the state its words ask for,
+    where every clause that says one agrees; the others are left out."""
+    said: dict[str, set[bool]] = {}
+    last_named: str | None = None
+    for sentence in _SENTENCE.findall(goal):
+        question = _STATE_QUESTION.match(sentence) is not None
+        asks = sentence.rstrip().endswith("?")
+        clauses = _CLAUSE_BREAK.split(sentence)
+        for index, clause in enumerate(clauses):
+            switches, text = _take_out_switches(clause)
+            if switches:
+                last_named = switches[-1]
+            if question:
+                continue
+            text = _CONDITION.sub("", text)
+            if not switches and last_named is not None and _PRONOUN.search(text):
+                switches = [last_named]
+                text = _PRONOUN.sub(_SWITCH, text, count=1)
+            if len(set(switches)) != 1:
+                continue
+            requested = _REQUEST.search(" ".join(clauses[index : index + 2])) is not None
+            state = _clause_state(text, by_name_alone=requested and not asks)
+            if state is not None:
+                said.setdefault(switches[0], set()).add(state)
+    return tuple(
+        GoalTarget(switch, desired=states.pop())
+        for switch, states in said.items()
+        if len(states) == 1
+    )
+
+
+def _take_out_switches(clause: str) -> tuple[list[str], str]:
+    """The switches `clause` names, in order, and the clause with each name replaced by
+    `_SWITCH`; of names that overlap ("Wi-Fi hotspot", "Wi-Fi") the longest counts."""
+    spans = sorted(
+        (
+            (found.start(), -found.end(), names[0])
+            for pattern, names in _ALIAS_MENTIONS
+            for found in pattern.finditer(clause)
+        )
+    )
+    switches: list[str] = []
+    pieces: list[str] = []
+    position = 0
+    for start, negative_end, switch in spans:
+        if start < position:
+            continue
+        pieces += [clause[position:start], _SWITCH]
+        switches.append(switch)
+        position = -negative_end
+    return switches, "".join([*pieces, clause[position:]])
+
+
+def _clause_state(text: str, *, by_name_alone: bool) -> bool | None:
+    """The state a clause naming one switch asks for: True on, False off, None when it says
+    neither, both, or something with a negation the cues do not account for. With
+    `by_name_alone` (a request, not a question), a clause that says nothing but the switch's
+    name asks for it on."""
+    off = _OFF_CUES.search(text) is not None
+    if _NEGATION.search(_OFF_CUES.sub(" ", text)):
+        return None
+    on = _ON_CUES.search(text) is not None
+    if (
+        by_name_alone
+        and not on
+        and not off
+        and not re.sub(r"\W+", "", _POLITE.sub("", text).replace(_SWITCH, ""))
+    ):
+        on = True  # the switch by name and nothing else asked: "DND please", "dark mode, now"
+    return on if on != off else None
 
 
 def _elliptical(piece: str, previous: GoalTarget | None) -> GoalTarget | None:

@@ -66,7 +66,7 @@ def claim(guards: Guards, screen: Screen) -> tuple[str, str]:
         ("Turn on USB debugging", ["USB debugging on"], True),
         ("Open the Clock app", [], False),
         ("Swipe up three times, then open Chrome", [], False),
-        ("Check that Wi-Fi is on; turn it on if it is not.", [], False),
+        ("Check that Wi-Fi is on; turn it on if it is not.", ["Wi-Fi on"], False),
         ("I want WLAN off. Please see to it.", ["Wi-Fi off"], False),
         ("Bluetooth should be on, and keep wifi off", ["Bluetooth on", "Wi-Fi off"], True),
         ("Turn on Stay awake in developer options.", ["Stay awake on"], True),

@@ -1,0 +1,132 @@
+"""Goals that ask for a switch in free words: the state is read clause by clause, and only
+where nothing in the goal says otherwise. A reading holds a claim of success to it; a misreading
+would refuse a true success, so whatever is unsure is left unread."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from agent.actions import Tap, TaskComplete
+from agent.goal_switches import goal_parts, wished_states
+from agent.guards import Guards
+from agent.screen import Screen
+from evals.goal_rewording import training_goal
+from evals.scripted_model import call, tap
+from simulator import Simulator
+from simulator.tasks import TASKS
+from tests.support.fake_device import FakePhone
+from tests.support.loop_harness import run_scripted
+
+
+def screen_of(page: str = "settings", **state: bool) -> Screen:
+    phone = FakePhone(page=page)
+    phone.state.update(state)
+    return Screen.parse(phone.dump_xml())
+
+
+def asked(goal: str) -> list[str]:
+    return [part.asked for part in wished_states(goal)]
+
+
+@pytest.mark.parametrize(
+    ("goal", "reading"),
+    [
+        ("the cafe's network is awful, drop the phone off wifi", ["Wi-Fi off"]),
+        ("hop back onto the wlan when you get a chance", ["Wi-Fi on"]),
+        ("my headset needs bluetooth running", ["Bluetooth on"]),
+        ("Kill bluetooth, it drains the battery.", ["Bluetooth off"]),
+        ("We're boarding soon. Flight mode, please.", ["Airplane mode on"]),
+        ("got home, get me out of plane mode", ["Airplane mode off"]),
+        ("I never asked for dark mode. Get rid of it.", ["Dark theme off"]),
+        ("put the phone in do not disturb for the lecture", ["Do Not Disturb on"]),
+        ("Battery saver: get it going before the trip", ["Battery Saver on"]),
+        ("No more auto-rotate for me, thanks.", ["Auto-rotate off"]),
+        # the condition says what is, the rest what is wanted
+        ("wlan: make sure it's connected, and connect it if it's not", ["Wi-Fi on"]),
+        ("Is Bluetooth on at the moment? If it is, switch it off.", ["Bluetooth off"]),
+        ("Check Wi-Fi, enable it if needed, otherwise leave it alone.", ["Wi-Fi on"]),
+        ("cut wifi, then get bluetooth going", ["Wi-Fi off", "Bluetooth on"]),
+        ("Wi-Fi should end up off; Bluetooth should end up on.", ["Wi-Fi off", "Bluetooth on"]),
+        # "going to" is a plan, not a state: only Wi-Fi is asked for
+        ("we're going to rely on mobile data, so switch wifi off", ["Wi-Fi off"]),
+    ],
+)
+def test_free_words_are_read_as_the_state_they_ask_for(goal: str, reading: list[str]) -> None:
+    assert asked(goal) == reading
+    parts = goal_parts(goal)
+    assert [part.asked for part in parts.parts] == reading
+    assert parts.complete is False  # read from free words: never ends an episode by itself
+
+
+@pytest.mark.parametrize(
+    "goal",
+    [
+        "Is Wi-Fi on?",  # a question about the state, not a wish
+        "tell me whether bluetooth is on",
+        "Turn bluetooth on, no, actually leave it off",  # two states for one switch
+        "don't switch wifi off",  # a negation the cues do not account for
+        "Open the Wi-Fi settings page",
+        "Add an event. title: Team lunch, location: Cafe Roma",  # a field named like a switch
+        "Create a note titled Flashlight",
+        "Battery percentage?",
+        "the phone died on me while bluetooth was paired",
+        "lose the bluetooth connection",  # a noun, not "connect"
+    ],
+)
+def test_what_is_unsure_is_left_unread(goal: str) -> None:
+    assert asked(goal) == []
+
+
+def test_a_goal_read_by_a_rule_is_not_read_again_from_its_words() -> None:
+    parts = goal_parts("Turn off Wi-Fi, then open Clock. Wi-Fi should be on afterwards.")
+    assert [part.asked for part in parts.parts] == ["Wi-Fi off"]
+
+
+_SWITCH_TASKS = ("TurnOn", "TurnOff", "SystemStayAwake", "SystemUsbDebugging")
+
+
+def test_no_training_goal_outside_the_switch_tasks_is_read_as_a_switch() -> None:
+    rng = random.Random(7)
+    for task in TASKS:
+        if task.family in ("toggle", "already_done") or task.name.startswith(_SWITCH_TASKS):
+            continue
+        for seed in range(100, 104):
+            for phrasing in task.training_phrasings:
+                goal = training_goal(task, seed, phrasing, rng)
+                assert wished_states(goal) == (), (task.name, goal)
+
+
+def test_a_claim_is_held_to_the_state_read_from_free_words() -> None:
+    guards = Guards("my train leaves soon, get the phone off wifi")
+    off, on = screen_of("network"), screen_of("network", wifi=True)
+    verdict = guards.review(TaskComplete(success=True), None, on)
+    assert verdict.verdict == "block"
+    assert "Wi-Fi off" in " ".join(verdict.feedback)
+    wifi = next(element for element in on.elements if element.label == "Wi-Fi")
+    guards.review(Tap(index=wifi.index), wifi, on)
+    # Wi-Fi off reached: the reading does not end the episode, the model's claim does
+    assert guards.observe(Tap(index=wifi.index), on, off).verdict == "allow"
+    assert guards.review(TaskComplete(success=True), None, off).verdict == "complete"
+
+
+def test_a_verify_goal_in_free_words_keeps_the_switch_as_asked(tmp_path: Path) -> None:
+    # Wi-Fi is already on as asked: the model's tap on it is refused, and its claim stands.
+    device = Simulator(state={"wifi": True})
+    episode = run_scripted(
+        "wifi ought to be on already, double-check and connect it if it isn't",
+        device,
+        [
+            call("open_app", name="Settings"),
+            tap("Network & internet"),
+            tap("Internet"),
+            tap("Wi-Fi"),
+            call("task_complete", success=True),
+        ],
+        tmp_path / "run.jsonl",
+    )
+    assert episode.result.stop_reason == "completed"
+    assert device.state["wifi"] is True
+    assert episode.guard_kinds[3] == ["goal_state"]
