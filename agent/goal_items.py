@@ -37,6 +37,19 @@ _REMOVAL = re.compile(
 _NEGATED = re.compile(
     r"\b(?:don['’]?t|do\s+not|never|not|without|no\s+need\s+to)\s+(?:\w+\s+){0,2}$", re.I
 )
+# Goals that mark items of a list done ("tick off X", "mark X as completed", "complete the
+# to-do X"), which then leave the list of open items.
+_MARKS_DONE = re.compile(
+    r"\bmark(?:s|ed|ing)?\b[^.;:!?\n]*?\b(?:as\s+)?(?:complete|completed|done|finished)\b"
+    # "check it off", not "check that Wi-Fi is off"
+    r"|\b(?:tick|check)(?:s|ed|ing)?\s+(?:(?!that|whether|if|is)\w+\s+){0,8}?off\b"
+    r"|\bcheck(?:s|ed|ing)?\s+(?:the\s+)?box\b"
+    r"|\bcomplete\s+the\s+(?:task|to-?do)\b"
+    r"|\bset\b[^.;:!?\n]*?\bto\s+(?:complete|completed|done|finished)\b",
+    re.IGNORECASE,
+)
+# The header of a list's section of done items: the rows below it are done.
+_DONE_SECTION = {"completed", "done"}
 # Goals that delete all but one of something leave that one on screen.
 _KEEPS_ONE = re.compile(
     r"\b(?:duplicat\w*|all\s+but|but\s+one|only\s+once|one\s+copy|one\s+of\s+each)\b",
@@ -55,6 +68,13 @@ _ITEM_LIKE = re.compile(r"\S\s+\S|[\d._]")
 # Texts given word for word: “...”, "...", «...», „...“.
 _QUOTED = re.compile(r'“([^”]+)”|"([^"]+)"|«\s*([^»]+?)\s*»|„([^“”]+)[“”]')
 _WORDY = re.compile(r"[^\W\d_]{3,}")
+# a file's name, alone or at the end of its path ("Movies/clip.mp4"), by the extensions of
+# documents and media: "tasks.org" is a website, "6.5" a number
+_FILE_NAME = re.compile(
+    r"(?<![\w.-])[\w-]+\.(?:txt|md|pdf|docx?|xlsx?|pptx?|odt|csv|json|xml|html?|log|jpe?g|png"
+    r"|gif|webp|heic|bmp|svg|mp3|m4a|wav|ogg|opus|flac|aac|mp4|mkv|webm|avi|mov|3gp|zip|apk)\b",
+    re.IGNORECASE,
+)
 # Goals that set a timer, whose duration a screen shows on the way: the entry ("00h 20m 27s")
 # or the running count ("20:27").
 _TIMER_GOAL = re.compile(r"\b(?:timers?|count\s?downs?)\b", re.IGNORECASE)
@@ -189,6 +209,33 @@ def removal_shown(goal: str, screen: Screen) -> list[str]:
     return shown
 
 
+def marks_done(goal: str) -> bool:
+    """Whether the goal asks to mark items of a list done: the goals whose claims `still_open`
+    reads."""
+    return _MARKS_DONE.search(goal) is not None and not asks_for_answer(goal)
+
+
+def still_open(goal: str, screen: Screen) -> list[str]:
+    """The items a goal marks done that `screen` still lists among the open ones (above a
+    "Completed" section, if it shows one), by their titles there: a claim of success on this
+    screen is contradicted by each. Small models tick the row beside the named one."""
+    if not marks_done(goal):
+        return []
+    done_from = next(
+        (
+            element.index
+            for element in screen.elements
+            if not element.clickable and _folded(element.label) in _DONE_SECTION
+        ),
+        None,
+    )
+    return [
+        row.title
+        for row in named_rows(goal, screen)
+        if done_from is None or row.element.index < done_from
+    ]
+
+
 def asks_for_answer(goal: str) -> bool:
     """Whether the goal asks a question or for a value, so that a claim should carry an
     answer. Requests put as questions ("Can you turn on Wi-Fi?") are not questions here."""
@@ -200,15 +247,19 @@ def asks_for_answer(goal: str) -> bool:
 
 def unshown_quotes(goal: str, labels: Iterable[str]) -> list[str]:
     """The texts the goal gives word for word (in quotation marks, with a word of three
-    letters or more) that none of `labels` holds, punctuation and case aside. Whatever the goal
-    quotes is typed, or looked for, on the way to it: a claim before any screen showed it is
-    contradicted."""
+    letters or more, and file names: "notes.md", "Movies/clip.mp4") that none of `labels`
+    holds, punctuation and case aside. Whatever the goal quotes or names is typed, or looked
+    for, on the way to it: a claim before any screen showed it is contradicted."""
     labels = list(labels)
-    unshown = []
-    for found in _QUOTED.finditer(goal):
-        quote = next(group for group in found.groups() if group is not None)
-        if _WORDY.search(quote) and not any(_may_show(label, quote) for label in labels):
-            unshown.append(quote)
+    quotes = [
+        next(group for group in found.groups() if group is not None)
+        for found in _QUOTED.finditer(goal)
+    ]
+    unshown = [
+        quote
+        for quote in [*quotes, *_FILE_NAME.findall(goal)]
+        if _WORDY.search(quote) and not any(_may_show(label, quote) for label in labels)
+    ]
     return list(dict.fromkeys(unshown))
 
 

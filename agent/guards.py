@@ -86,6 +86,7 @@ from agent.goal_items import (
     asks_for_answer,
     padded_words,
     removal_shown,
+    still_open,
     unshown_durations,
     unshown_quotes,
     unshown_times,
@@ -428,6 +429,12 @@ class Guards:
             return _refused_claim(
                 f"{_quoted(still_listed)} still listed, the goal deletes it",
                 prompt.still_listed(still_listed),
+            )
+        open_items = still_open(self._goal_text, screen)
+        if open_items:
+            return _refused_claim(
+                f"{_quoted(open_items)} still listed as not done, the goal marks it done",
+                prompt.still_open(open_items),
             )
         unshown = unshown_quotes(self._goal_text, self._seen_labels)
         if unshown:

@@ -242,6 +242,17 @@ def still_listed(titles: Sequence[str]) -> str:
     )
 
 
+def still_open(titles: Sequence[str]) -> str:
+    """A success claim on a screen that still lists what the goal asks to mark done as open."""
+    quoted = _and_list([f'"{title}"' for title in titles])
+    return (
+        f"Not done yet: {quoted} {'is' if len(titles) == 1 else 'are'} still listed as not done, "
+        "and the goal asks to mark "
+        f"{'it' if len(titles) == 1 else 'them'} done. Mark exactly what the goal names, or call "
+        "task_complete(success=false) if it cannot be done."
+    )
+
+
 def quote_unshown(quotes: Sequence[str]) -> str:
     """A success claim before any screen showed a text the goal gives word for word."""
     quoted = _and_list([f'"{quote}"' for quote in quotes])

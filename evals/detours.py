@@ -35,7 +35,9 @@ from agent.execute import execute
 from agent.goal_items import (
     asks_for_answer,
     deletes_items,
+    marks_done,
     removal_shown,
+    still_open,
     unshown_durations,
     unshown_quotes,
     unshown_times,
@@ -177,6 +179,7 @@ def refusable(goal: str) -> bool:
     return (
         _switches_only(goal)
         or deletes_items(goal)
+        or marks_done(goal)
         or asks_for_answer(goal)
         or bool(unshown_quotes(goal, ()))
         or bool(unshown_durations(goal, ()))
@@ -186,13 +189,14 @@ def refusable(goal: str) -> bool:
 
 def refused_here(goal: str, screen: Screen, shown: Iterable[str]) -> bool:
     """Whether the loop turns down a claim made on `screen` before the goal is reached, the
-    episode's screens having shown the labels `shown`: always for switches and questions, for
-    deletions while the screen lists an item to delete, and for a quoted text, a timer's
-    duration or an alarm's time none of the labels holds."""
+    episode's screens having shown the labels `shown`: always for switches and questions;
+    while the screen lists an item to delete, or an item to mark done as still open; and for a
+    quoted text, a timer's duration or an alarm's time none of the labels holds."""
     return (
         _switches_only(goal)
         or asks_for_answer(goal)
         or bool(removal_shown(goal, screen))
+        or bool(still_open(goal, screen))
         or bool(unshown_quotes(goal, shown))
         or bool(unshown_durations(goal, shown))
         or bool(unshown_times(goal, shown))

@@ -14,16 +14,18 @@ from agent.execute import execute
 from agent.goal_items import (
     answer_row_mismatch,
     asks_for_answer,
+    marks_done,
     removal_shown,
     unshown_durations,
     unshown_quotes,
     unshown_times,
 )
 from agent.guards import Guards
+from agent.loop import RunSettings
 from agent.screen import Screen
 from agent.screen_text import clean, truncate
 from evals.results import is_refused_completion
-from evals.scripted_model import call
+from evals.scripted_model import Turn, call, index_of, tap
 from simulator import Simulator
 from simulator.tasks import TASKS_BY_NAME
 from tests.support.loop_harness import run_scripted
@@ -243,6 +245,72 @@ def test_an_alarms_time_beside_its_label_is_read_from_the_right_row() -> None:
     assert verdict(Guards(goal), expanded, params["time"]) == ("complete", "")
 
 
+# --- items marked done -------------------------------------------------------------------------
+
+
+def box_beside(title: str) -> Turn:
+    """A tap on the complete box of the Tasks row titled `title`, the element after it."""
+    return lambda body: call("tap", index=index_of(body, title) + 1)
+
+
+def test_a_task_ticked_beside_the_named_one_refuses_the_claim(tmp_path: Path) -> None:
+    task = TASKS_BY_NAME["TasksCompleteTask"]
+    device = Simulator(state=task.initial_state(0))
+    episode = run_scripted(
+        "tick off Order 21 name badges in my to-do list",
+        device,
+        [
+            call("open_app", name="Tasks"),
+            box_beside("Prepare 26 slides for market trends"),  # the row below the named one
+            call("task_complete", success=True),
+            box_beside("Order 21 name badges"),
+            call("task_complete", success=True),
+        ],
+        tmp_path / "t.jsonl",
+    )
+    refused = [step for step in episode.steps if is_refused_completion(step)]
+    assert [step.step for step in refused] == [3]
+    assert '"Order 21 name badges" still listed as not done' in refused[0].guard.notes[0].reason
+    told = episode.server.chat_requests[3].user_text
+    assert "Mark exactly what the goal names" in told
+    assert episode.end.stop_reason == "completed"
+    done = {row["title"] for row in device.state["todo_tasks"] if row["completed"]}
+    # the wrong tick stays: the claim check does not undo it, the side-effect count sees it
+    assert done == {"Order 21 name badges", "Prepare 26 slides for market trends"}
+
+
+def test_a_named_task_under_the_completed_header_is_done() -> None:
+    device, screen = app_screen("TasksCompleteTask", "Tasks")
+    goal = "Mark the task Order 21 name badges as done in Tasks."
+    box = next(e for e in screen.elements if e.label == "Order 21 name badges").index + 1
+    execute(Tap(index=box), screen, device, sleep=lambda seconds: None)
+    for label in ("More options", "Show completed"):
+        screen = Screen.parse(device.dump_xml())
+        element = next(e for e in screen.elements if e.label == label)
+        execute(Tap(index=element.index), screen, device, sleep=lambda seconds: None)
+    screen = Screen.parse(device.dump_xml())
+    assert any(e.label == "Completed" for e in screen.elements)
+    assert any(e.label == "Order 21 name badges" for e in screen.elements)
+    assert verdict(Guards(goal), screen) == ("complete", "")
+
+
+@pytest.mark.parametrize(
+    ("goal", "marks"),
+    [
+        ("Mark the task Pay rent as completed in Tasks.", True),
+        ("I finished Pay rent: check it off.", True),
+        ("tick off pay rent", True),
+        ("can you check the box for Pay rent?", True),
+        ("In Tasks, complete the to-do Pay rent.", True),
+        ("Check that Wi-Fi is off; switch it off if it is not.", False),
+        ("trash notes.md in Markor, I'm done with it", False),
+        ("Which of my tasks are marked done? Titles only.", False),  # a question
+    ],
+)
+def test_goals_that_mark_items_done_are_told_from_others(goal: str, marks: bool) -> None:
+    assert marks_done(goal) is marks
+
+
 # --- texts the goal quotes ----------------------------------------------------------------------
 
 
@@ -281,6 +349,10 @@ def test_a_message_the_goal_quotes_must_have_been_on_a_screen() -> None:
         # numbers alone are written many ways on screens: "20:27:04", "20h 27m 4s"
         ('set the timer to "20:27:04"', []),
         ("Wi-Fi on, nothing quoted", []),
+        # file names are given word for word too, alone or at the end of a path
+        ("rename Music/set_01.mp3 to set_01_live.mp3", ["set_01.mp3", "set_01_live.mp3"]),
+        ("add 6.5 km to the log at 7.30 a.m.", []),
+        ("add it to tasks.org, see example.com", []),  # websites, not files
     ],
 )
 def test_quoted_texts_with_words_are_what_is_looked_for(goal: str, unshown: list[str]) -> None:
@@ -330,6 +402,49 @@ def test_a_claim_on_an_unshown_quote_ends_the_run_uncompleted(tmp_path: Path) ->
     assert claims and all(is_refused_completion(claim) for claim in claims)
     assert "Gift for Ana" in claims[0].guard.notes[0].reason
     assert episode.end.stop_reason != "completed"
+
+
+def on_label(tool: str, label: str, **arguments: object) -> Turn:
+    """A call of `tool` on the element labelled `label` on the screen the agent sent."""
+    return lambda body: call(tool, index=index_of(body, label), **arguments)
+
+
+def test_a_rename_claimed_before_the_new_name_was_on_a_screen_is_refused(
+    tmp_path: Path,
+) -> None:
+    task = TASKS_BY_NAME["FilesRenameFile"]
+    device = Simulator(state=task.initial_state(0))
+
+    def rename(old: str, new: str) -> list[Turn]:
+        return [
+            on_label("long_press", old),
+            tap("More options"),
+            tap("Rename"),
+            on_label("type_text", old, text=new, clear=True),
+            tap("OK"),
+        ]
+
+    episode = run_scripted(
+        task.goal(0),  # "... home_video_0643.mp4 in the Movies folder to home_video_0643_old.mp4"
+        device,
+        [
+            call("open_app", name="Files"),
+            tap("Show roots"),
+            tap("Pixel 7"),
+            tap("Movies"),
+            *rename("home_video_0643.mp4", "home_video_0643_new.mp4"),  # not the goal's name
+            call("task_complete", success=True),
+            *rename("home_video_0643_new.mp4", "home_video_0643_old.mp4"),
+            call("task_complete", success=True),
+        ],
+        tmp_path / "t.jsonl",
+        settings=RunSettings(max_steps=16),
+    )
+    refused = [step for step in episode.steps if is_refused_completion(step)]
+    assert len(refused) == 1
+    assert "home_video_0643_old.mp4" in refused[0].guard.notes[0].reason
+    assert episode.end.stop_reason == "completed"
+    assert "Movies/home_video_0643_old.mp4" in device.state["files"]
 
 
 # --- timers -------------------------------------------------------------------------------------
