@@ -119,7 +119,7 @@ TASKS: list[Task] = [
             open_app("Contacts"),
             tap(p["name"]),
             tap("Edit contact"),
-            type_in(p["last"], p["new_last"], clear=True),
+            type_in(f"Last name: {p['last']}", p["new_last"], clear=True),
             tap("Save"),
             done(),
         ],
