@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from agent.goal_items import PIECE_SEPARATOR
+from agent.goal_items import PIECE_SEPARATOR, asks_for_answer
 from agent.screen import Element, Screen
 
 _ON_WORDS = {"on", "enable", "enabled", "activate", "activated"}
@@ -420,6 +420,53 @@ def _clause_state(text: str, *, by_name_alone: bool) -> bool | None:
     ):
         on = True  # the switch by name and nothing else asked: "DND please", "dark mode, now"
     return on if on != off else None
+
+
+# --- every switch of a kind --------------------------------------------------------------------
+# "Turn off all my alarms", "disable each of my alarms": no one switch is named, but every switch
+# whose label holds the word is asked in one state. Only the switches the run has shown can be
+# held to it; a list may hold more below the fold.
+
+_EVERY = re.compile(
+    r"\b(?:all|every|each)(?:\s+(?:of|my|the|single|one|your|other|these|those|remaining))*"
+    r"\s+([^\W\d_]{3,}?)(?:e?s)?\b",
+    re.IGNORECASE,
+)
+_EVERY_OFF = re.compile(r"\boff\b|\b(?:disabl|deactivat|silenc|mut(?:e|ing)\b|stop)", re.I)
+_EVERY_ON = re.compile(
+    r"\b(?:turn|switch|flip|put)\s+(?:\w+\s+){0,3}?on\b|\b(?:enabl|activat)", re.IGNORECASE
+)
+
+
+@dataclass(frozen=True)
+class EverySwitch:
+    """Every switch of a kind, asked in one state: the kind is a word its labels hold, in the
+    singular ("alarm" for "7:30 AM alarm")."""
+
+    kind: str
+    desired: bool
+
+    @property
+    def asked(self) -> str:
+        return f"every {self.kind} {'on' if self.desired else 'off'}"
+
+    def matches(self, element: Element) -> bool:
+        if element.role != "switch" or element.checked is None:
+            return False
+        words = re.findall(r"\w+", label_title(element.label).casefold())
+        return self.kind in words or f"{self.kind}s" in words
+
+
+def every_switch(goal: str) -> EverySwitch | None:
+    """The kind of switch a goal asks every one of on or off, when it says one state only and
+    asks no question ("Are all my alarms off?" wants an answer, not a change)."""
+    found = _EVERY.search(goal)
+    if found is None or asks_for_answer(goal):
+        return None
+    off, on = _EVERY_OFF.search(goal) is not None, _EVERY_ON.search(goal) is not None
+    if off == on:
+        return None
+    return EverySwitch(found[1].casefold(), desired=on)
 
 
 def _elliptical(piece: str, previous: GoalTarget | None) -> GoalTarget | None:

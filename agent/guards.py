@@ -21,6 +21,9 @@ or clean, explained stops. Each one leaves a GuardNote (kind + reason) in the tr
   (`agent.goal_items`); small models delete the neighbouring row and call it done. A switch
   may be named with the words around it in any order ("the alarm set for 7:33 AM" is the
   "7:33 AM alarm" switch).
+- every switch of a kind: a goal that asks every switch of a kind in one state ("turn off all
+  my alarms") has its claim refused, every time, while a switch of that kind (its label holds
+  the word) was last shown in the other state.
 - off-goal switches: when a goal names some of the switches every phone has (by any of their
   names, in any sentence: "wifi's off, put it back on"), a tap on another of them (Auto-rotate)
   is blocked and the model told which switches the goal is about: small models answer a
@@ -93,6 +96,7 @@ from agent.goal_items import (
 )
 from agent.goal_switches import (
     GoalTarget,
+    every_switch,
     goal_parts,
     known_switch,
     label_title,
@@ -240,6 +244,8 @@ class Guards:
         self._switches_shown: set[str] = set()  # the phone's switches any screen showed
         self._unlooked_pushed_back = False
         self._parts_seen = {part: _PartSeen() for part in self.goal.parts}
+        self._every = every_switch(goal)
+        self._every_last: dict[str, bool] = {}  # each switch of that kind shown: its last state
         self._confirm = confirm
         self._max_bad_calls = max_bad_calls
         self._max_no_op_streak = max_no_op_streak
@@ -386,6 +392,10 @@ class Guards:
             element = part.find(screen)
             if element is not None:
                 seen.saw(element.checked, part.desired)
+        if self._every is not None:
+            for shown in screen.elements:
+                if self._every.matches(shown) and shown.checked is not None:
+                    self._every_last[label_title(shown.label)] = shown.checked
 
     def _unmet(self, *, every_part: bool) -> tuple[list[GoalTarget], list[GoalTarget]]:
         """The parts of the goal no screen has shown in the asked state, and those shown so
@@ -424,6 +434,18 @@ class Guards:
                     [part.asked for part in missing], [part.asked for part in undone]
                 ),
             )
+        if self._every is not None:
+            left = sorted(
+                title
+                for title, checked in self._every_last.items()
+                if checked != self._every.desired
+            )
+            if left:
+                state = "on" if self._every.desired else "off"
+                return _refused_claim(
+                    f"{_quoted(left)} last shown not {state}, the goal asks {self._every.asked}",
+                    prompt.every_switch_unmet(left, state),
+                )
         still_listed = removal_shown(self._goal_text, screen)
         if still_listed:
             return _refused_claim(

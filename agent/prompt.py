@@ -322,6 +322,18 @@ def off_goal_switch(title: str, named: str, described: str) -> str:
     )
 
 
+def every_switch_unmet(titles: Sequence[str], state: str) -> str:
+    """A success claim on a goal that asks every switch of a kind in one state ("turn off all
+    my alarms") while some were last shown in the other."""
+    quoted = _and_list([f'"{title}"' for title in titles])
+    return (
+        f"Not done yet: the goal asks for every one of them {state}, and {quoted} "
+        f"{'was' if len(titles) == 1 else 'were'} last shown not {state}. Set "
+        f"{'it' if len(titles) == 1 else 'each'} {state}, or call task_complete(success=false) if "
+        "it cannot be done."
+    )
+
+
 def named_switch_unseen(named: str) -> str:
     """A success claim while no screen has shown the switch the goal names."""
     return (

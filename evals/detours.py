@@ -42,7 +42,7 @@ from agent.goal_items import (
     unshown_quotes,
     unshown_times,
 )
-from agent.goal_switches import goal_parts
+from agent.goal_switches import every_switch, goal_parts
 from agent.model_client import DecisionRequest, ModelReply, Policy
 from agent.screen import Screen
 from evals.oracle import OracleError, resolve, shows, tool_call
@@ -173,6 +173,14 @@ def _switches_only(goal: str) -> bool:
     return parts.complete and all(part.known for part in parts.parts)
 
 
+def _every_switch_left(goal: str, screen: Screen) -> bool:
+    """The screen shows a switch of the kind the goal asks every one of, in the other state."""
+    every = every_switch(goal)
+    return every is not None and any(
+        every.matches(element) and element.checked != every.desired for element in screen.elements
+    )
+
+
 def refusable(goal: str) -> bool:
     """Whether the loop turns down a success claim on `goal` made before the goal is reached,
     on some screen of the way there."""
@@ -180,6 +188,7 @@ def refusable(goal: str) -> bool:
         _switches_only(goal)
         or deletes_items(goal)
         or marks_done(goal)
+        or every_switch(goal) is not None
         or asks_for_answer(goal)
         or bool(unshown_quotes(goal, ()))
         or bool(unshown_durations(goal, ()))
@@ -190,13 +199,15 @@ def refusable(goal: str) -> bool:
 def refused_here(goal: str, screen: Screen, shown: Iterable[str]) -> bool:
     """Whether the loop turns down a claim made on `screen` before the goal is reached, the
     episode's screens having shown the labels `shown`: always for switches and questions;
-    while the screen lists an item to delete, or an item to mark done as still open; and for a
-    quoted text, a timer's duration or an alarm's time none of the labels holds."""
+    while the screen lists an item to delete, an item to mark done as still open, or a switch
+    of the kind the goal asks every one of in the other state; and for a quoted text, a
+    timer's duration or an alarm's time none of the labels holds."""
     return (
         _switches_only(goal)
         or asks_for_answer(goal)
         or bool(removal_shown(goal, screen))
         or bool(still_open(goal, screen))
+        or _every_switch_left(goal, screen)
         or bool(unshown_quotes(goal, shown))
         or bool(unshown_durations(goal, shown))
         or bool(unshown_times(goal, shown))

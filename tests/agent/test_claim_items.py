@@ -20,6 +20,7 @@ from agent.goal_items import (
     unshown_quotes,
     unshown_times,
 )
+from agent.goal_switches import every_switch
 from agent.guards import Guards
 from agent.loop import RunSettings
 from agent.screen import Screen
@@ -309,6 +310,47 @@ def test_a_named_task_under_the_completed_header_is_done() -> None:
 )
 def test_goals_that_mark_items_done_are_told_from_others(goal: str, marks: bool) -> None:
     assert marks_done(goal) is marks
+
+
+# --- every switch of a kind --------------------------------------------------------------------
+
+
+def test_every_alarm_off_is_refused_while_one_was_last_shown_on(tmp_path: Path) -> None:
+    task = TASKS_BY_NAME["ClockAlarmTurnOffAll"]  # seed 0: 3:04 PM and 4:23 PM are on
+    device = Simulator(state=task.initial_state(0))
+    episode = run_scripted(
+        "I'm going away, silence every alarm I have but keep them",
+        device,
+        [
+            call("open_app", name="Clock"),
+            tap("3:04 PM alarm"),
+            call("task_complete", success=True),
+            tap("4:23 PM alarm"),
+            call("task_complete", success=True),
+        ],
+        tmp_path / "t.jsonl",
+    )
+    refused = [step for step in episode.steps if is_refused_completion(step)]
+    assert [step.step for step in refused] == [3]
+    assert '"4:23 PM alarm" last shown not off' in refused[0].guard.notes[0].reason
+    assert "the goal asks for every one of them off" in episode.server.chat_requests[3].user_text
+    assert episode.end.stop_reason == "completed"
+    assert task.success(device.state, 0)
+
+
+@pytest.mark.parametrize(
+    ("goal", "asked"),
+    [
+        ("Turn off all my alarms.", "every alarm off"),
+        ("Disable each of my alarms, don't delete them", "every alarm off"),
+        ("switch on every alarm", "every alarm on"),
+        ("Are all my alarms off?", None),  # a question: the answer, not a change
+        ("Delete all my notes in Markor.", None),  # no state asked
+    ],
+)
+def test_goals_about_every_switch_of_a_kind(goal: str, asked: str | None) -> None:
+    every = every_switch(goal)
+    assert (every.asked if every else None) == asked
 
 
 # --- texts the goal quotes ----------------------------------------------------------------------
