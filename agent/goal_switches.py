@@ -427,15 +427,20 @@ def _clause_state(text: str, *, by_name_alone: bool) -> bool | None:
 # whose label holds the word is asked in one state. Only the switches the run has shown can be
 # held to it; a list may hold more below the fold.
 
+_ALL = (
+    r"(?:all|every|each)(?:\s+(?:of|my|the|single|one|your|other|these|those|remaining))*"
+    r"\s+(?P<kind>[^\W\d_]{3,}?)(?:e?s)?\b"
+)
+# the state said right at the words: "turn off all my alarms", "disable each alarm", "every
+# alarm off"; not "every time I lie down", nor "all of those events ... called off"
 _EVERY = re.compile(
-    r"\b(?:all|every|each)(?:\s+(?:of|my|the|single|one|your|other|these|those|remaining))*"
-    r"\s+([^\W\d_]{3,}?)(?:e?s)?\b",
+    r"\b(?:(?:turn|switch|flip|toggle|put|set)\s+(?P<verb_state>on|off)\s+"
+    r"|(?P<verb>disabl\w*|deactivat\w*|silenc\w*|mut(?:e|ing)|enabl\w*|activat\w*)\s+"
+    r"|(?:(?:turn|switch|flip|toggle|put|set)\s+)?)"
+    rf"{_ALL}(?:(?:\s+\w+)??:?\s+(?P<after_state>on|off)\b)?",
     re.IGNORECASE,
 )
-_EVERY_OFF = re.compile(r"\boff\b|\b(?:disabl|deactivat|silenc|mut(?:e|ing)\b|stop)", re.I)
-_EVERY_ON = re.compile(
-    r"\b(?:turn|switch|flip|put)\s+(?:\w+\s+){0,3}?on\b|\b(?:enabl|activat)", re.IGNORECASE
-)
+_NOT_A_KIND = {"time", "day", "week", "thing", "one", "way"}
 
 
 @dataclass(frozen=True)
@@ -458,15 +463,24 @@ class EverySwitch:
 
 
 def every_switch(goal: str) -> EverySwitch | None:
-    """The kind of switch a goal asks every one of on or off, when it says one state only and
-    asks no question ("Are all my alarms off?" wants an answer, not a change)."""
-    found = _EVERY.search(goal)
-    if found is None or asks_for_answer(goal):
+    """The kind of switch a goal asks every one of on or off, when the state is said right at
+    the words and the goal asks no question ("Are all my alarms off?" wants an answer, not a
+    change)."""
+    if asks_for_answer(goal):
         return None
-    off, on = _EVERY_OFF.search(goal) is not None, _EVERY_ON.search(goal) is not None
-    if off == on:
-        return None
-    return EverySwitch(found[1].casefold(), desired=on)
+    readings = set()
+    for found in _EVERY.finditer(goal):
+        kind = found["kind"].casefold()
+        state = found["verb_state"] or found["after_state"]
+        if kind in _NOT_A_KIND or not (state or found["verb"]):
+            continue
+        desired = (
+            state.casefold() == "on"
+            if state
+            else not re.match(r"disabl|deactivat|silenc|mut", found["verb"], re.IGNORECASE)
+        )
+        readings.add(EverySwitch(kind, desired))
+    return readings.pop() if len(readings) == 1 else None
 
 
 def _elliptical(piece: str, previous: GoalTarget | None) -> GoalTarget | None:

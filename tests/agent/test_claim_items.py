@@ -346,6 +346,8 @@ def test_every_alarm_off_is_refused_while_one_was_last_shown_on(tmp_path: Path) 
         ("switch on every alarm", "every alarm on"),
         ("Are all my alarms off?", None),  # a question: the answer, not a change
         ("Delete all my notes in Markor.", None),  # no state asked
+        ("stop the screen from turning every time I move", None),  # "every time": no kind
+        ("the party is called off, delete all of those events", None),  # the state is not theirs
     ],
 )
 def test_goals_about_every_switch_of_a_kind(goal: str, asked: str | None) -> None:
