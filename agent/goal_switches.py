@@ -1,8 +1,10 @@
 """Which of the phone's switches a goal is about, and the state it asks each one to be in.
 
 A goal names a switch by any of the names phones give it (SWITCH_ALIASES) and asks for a state
-in a sentence one of GOAL_RULES reads whole ("turn off WLAN", "Bluetooth should be on"), or in
-parts joined by "and", "then" and commas (`goal_parts`). The guards hold an episode to the
+in a sentence one of GOAL_RULES reads whole ("turn off WLAN", "Bluetooth should be on"), in
+parts joined by "and", "then" and commas (`goal_parts`), or in free words read clause by clause
+("get the phone back onto wifi": `wished_states`). A goal may also ask every switch of a kind
+in one state ("turn off all my alarms": `every_switch`). The guards hold an episode to the
 states read here.
 """
 
@@ -254,7 +256,8 @@ class GoalParts:
 def goal_parts(goal: str) -> GoalParts:
     """The goal read as switch states: one when a rule reads the whole goal, else one per part
     of a compound goal (parts joined by "and", "then", commas, semicolons or full stops) that
-    reads as one. Parts that name the same switch: the last one counts."""
+    reads as one. Parts that name the same switch: the last one counts. A goal that neither
+    way reads is read from its free words (`wished_states`), never as complete."""
     whole = goal_target(goal)
     if whole is not None:
         return GoalParts((whole,), complete=True)

@@ -18,7 +18,9 @@ or clean, explained stops. Each one leaves a GuardNote (kind + reason) in the tr
   list seen in pieces, scrolled and with look-alike rows, does not tell how many went. But a
   goal that deletes items it names ("Delete the task Book flights to Osaka") is refused, each
   time, while the screen of the claim still lists one of them by its exact title
-  (`agent.goal_items`); small models delete the neighbouring row and call it done. A switch
+  (`agent.goal_items`); small models delete the neighbouring row and call it done. A goal that
+  marks named to-dos done is refused the same way while the screen lists one as open, and a
+  text or file name the goal gives must have been on some screen. A switch
   may be named with the words around it in any order ("the alarm set for 7:33 AM" is the
   "7:33 AM alarm" switch).
 - every switch of a kind: a goal that asks every switch of a kind in one state ("turn off all
