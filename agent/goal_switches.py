@@ -327,6 +327,14 @@ _OFF_CUES = re.compile(
     ),
     re.I,
 )
+# What the switch is now, not what is wanted: "the wifi is off", "wifi's off, put it back on".
+# After "so" it is the wanted result ("flip it so it's on"), and that is read.
+_DESCRIBED = re.compile(
+    r"(?:\b(?:is|are|was|were)|['’]s)\s+(?:(?:still|currently|now|already|switched|turned|set)\s+)*"
+    r"(?:on|off|enabled|disabled|active|connected|running)\b",
+    re.IGNORECASE,
+)
+_WANTED_RESULT = re.compile(r"\bso(?:\s+that)?\s+\S+\s*$", re.IGNORECASE)
 _NEGATION = re.compile(r"\b(?:not|never|no|nor|without)\b|n['’]t\b", re.I)
 # "on" as a state, not a place ("on the phone", "dies on me"): at the end, or before words that
 # end a request ("on real quick", "on in Settings", "on once you're done")
@@ -408,9 +416,14 @@ def _take_out_switches(clause: str) -> tuple[list[str], str]:
 
 def _clause_state(text: str, *, by_name_alone: bool) -> bool | None:
     """The state a clause naming one switch asks for: True on, False off, None when it says
-    neither, both, or something with a negation the cues do not account for. With
+    neither, both, or something with a negation the cues do not account for; what the clause
+    says the switch is now ("the wifi is off") is no wish. With
     `by_name_alone` (a request, not a question), a clause that says nothing but the switch's
     name asks for it on."""
+    text = _DESCRIBED.sub(
+        lambda said: said[0] if _WANTED_RESULT.search(said.string[: said.start()]) else " ",
+        text,
+    )
     off = _OFF_CUES.search(text) is not None
     if _NEGATION.search(_OFF_CUES.sub(" ", text)):
         return None

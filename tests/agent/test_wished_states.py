@@ -50,6 +50,10 @@ def asked(goal: str) -> list[str]:
         ("Check Wi-Fi, enable it if needed, otherwise leave it alone.", ["Wi-Fi on"]),
         ("cut wifi, then get bluetooth going", ["Wi-Fi off", "Bluetooth on"]),
         ("Wi-Fi should end up off; Bluetooth should end up on.", ["Wi-Fi off", "Bluetooth on"]),
+        # what the switch is now is no wish; after "so" it is the wanted result
+        ("the bluetooth is on, switch it off", ["Bluetooth off"]),
+        ("wlan's off again, put it back on", ["Wi-Fi on"]),
+        ("Stay awake: tap it so it's on", ["Stay awake on"]),
         # "going to" is a plan, not a state: only Wi-Fi is asked for
         ("we're going to rely on mobile data, so switch wifi off", ["Wi-Fi off"]),
     ],
@@ -74,6 +78,7 @@ def test_free_words_are_read_as_the_state_they_ask_for(goal: str, reading: list[
         "Battery percentage?",
         "the phone died on me while bluetooth was paired",
         "lose the bluetooth connection",  # a noun, not "connect"
+        "I can't get online and the wifi is off",  # what is, not what is wanted
     ],
 )
 def test_what_is_unsure_is_left_unread(goal: str) -> None:
