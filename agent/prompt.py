@@ -233,23 +233,21 @@ def completion_refused(missing: Sequence[str], undone: Sequence[str] = ()) -> st
 
 def still_listed(titles: Sequence[str]) -> str:
     """A success claim on a screen that still lists what the goal asks to delete."""
-    quoted = _and_list([f'"{title}"' for title in titles])
-    return (
-        f"Not done yet: {quoted} {'is' if len(titles) == 1 else 'are'} still listed, and the "
-        "goal asks to delete "
-        f"{'it' if len(titles) == 1 else 'them'}. Delete exactly what the goal names, or call "
-        "task_complete(success=false) if it cannot be done."
-    )
+    return _still_listed(titles, "", "delete {}", "Delete")
 
 
 def still_open(titles: Sequence[str]) -> str:
     """A success claim on a screen that still lists what the goal asks to mark done as open."""
+    return _still_listed(titles, " as not done", "mark {} done", "Mark")
+
+
+def _still_listed(titles: Sequence[str], listed_as: str, asked: str, redo: str) -> str:
+    one = len(titles) == 1
     quoted = _and_list([f'"{title}"' for title in titles])
     return (
-        f"Not done yet: {quoted} {'is' if len(titles) == 1 else 'are'} still listed as not done, "
-        "and the goal asks to mark "
-        f"{'it' if len(titles) == 1 else 'them'} done. Mark exactly what the goal names, or call "
-        "task_complete(success=false) if it cannot be done."
+        f"Not done yet: {quoted} {'is' if one else 'are'} still listed{listed_as}, and the goal "
+        f"asks to {asked.format('it' if one else 'them')}. {redo} exactly what the goal names, "
+        "or call task_complete(success=false) if it cannot be done."
     )
 
 

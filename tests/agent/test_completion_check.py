@@ -18,14 +18,8 @@ from agent.loop import RunSettings
 from agent.screen import Screen
 from evals.scripted_model import call, tap
 from simulator import Simulator
-from tests.support.fake_device import FakePhone
+from tests.support.fake_device import screen_of
 from tests.support.loop_harness import run_scripted
-
-
-def screen_of(page: str = "settings", **state: bool) -> Screen:
-    phone = FakePhone(page=page)
-    phone.state.update(state)
-    return Screen.parse(phone.dump_xml())
 
 
 def wifi_tap(screen: Screen) -> Tap:

@@ -12,13 +12,7 @@ from agent.actions import PressKey, Tap, TaskComplete, TypeText, Wait
 from agent.goal_switches import GoalTarget, goal_target, label_title, label_titles
 from agent.guards import Guards, PassThroughGuards, goal_count, risky_word
 from agent.screen import Element, Screen
-from tests.support.fake_device import FakePhone
-
-
-def screen_of(page: str = "settings", **state: bool) -> Screen:
-    phone = FakePhone(page=page)
-    phone.state.update(state)
-    return Screen.parse(phone.dump_xml())
+from tests.support.fake_device import screen_of
 
 
 def element(screen: Screen, label: str) -> Element:

@@ -12,19 +12,12 @@ import pytest
 from agent.actions import Tap, TaskComplete
 from agent.goal_switches import goal_parts, wished_states
 from agent.guards import Guards
-from agent.screen import Screen
 from evals.goal_rewording import training_goal
 from evals.scripted_model import call, tap
 from simulator import Simulator
 from simulator.tasks import TASKS
-from tests.support.fake_device import FakePhone
+from tests.support.fake_device import screen_of
 from tests.support.loop_harness import run_scripted
-
-
-def screen_of(page: str = "settings", **state: bool) -> Screen:
-    phone = FakePhone(page=page)
-    phone.state.update(state)
-    return Screen.parse(phone.dump_xml())
 
 
 def asked(goal: str) -> list[str]:

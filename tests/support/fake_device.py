@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from xml.sax.saxutils import quoteattr
 
+from agent.screen import Screen
 from devices.base import KEYCODES, DeviceError
 
 WIDTH, HEIGHT = 1080, 2400
@@ -185,3 +186,10 @@ def _button(desc: str, bounds: tuple[int, int, int, int]) -> str:
     return _node(
         "android.widget.ImageButton", bounds, desc=desc, clickable="true", focusable="true"
     )
+
+
+def screen_of(page: str = "settings", **state: bool) -> Screen:
+    """Page `page` of a fresh FakePhone with `state` set, as the agent reads it."""
+    phone = FakePhone(page=page)
+    phone.state.update(state)
+    return Screen.parse(phone.dump_xml())
