@@ -31,6 +31,7 @@ from agent.actions import (
     tools_schema,
     validate_call,
 )
+from agent.aim import announced_target
 from agent.execute import execute
 from agent.guards import (
     DEFAULT_TAP_RUN,
@@ -48,7 +49,7 @@ from agent.model_client import (
     replace_lone_surrogates,
 )
 from agent.screen import Element, Screen, ScreenParseError
-from agent.toolparse import ParsedCall, parse_reply
+from agent.toolparse import ParsedCall, parse_reply, thinking_of
 from agent.trajectory import (
     CallRecord,
     EndRecord,
@@ -264,6 +265,10 @@ class Stepper:
         # trajectory file can take
         parsed = ParsedCall.model_validate(replace_lone_surrogates(parsed.model_dump()))
         action, target, problem = _resolve(parsed, screen)
+        if isinstance(action, Tap | LongPress):
+            action, target = _aim_as_reasoned(
+                action, parsed, thinking_of(content, reply.reasoning), screen, self.goal
+            )
         self._unsure = self.settings.think_when_unsure and (
             action is None or isinstance(action, Wait)
         )
@@ -498,6 +503,21 @@ def _resolve(parsed: ParsedCall, screen: Screen) -> tuple[Action | None, Element
         return action, screen.element(index), ""
     except LookupError as exc:
         return None, None, f"{tool_name(action)}: {exc}"
+
+
+def _aim_as_reasoned(
+    action: Tap | LongPress, parsed: ParsedCall, thinking: str, screen: Screen, goal: str
+) -> tuple[Tap | LongPress, Element]:
+    """`action` aimed at the element its reasoning names, when the index points at another
+    (see agent.aim); the change is listed in the call's repairs."""
+    named = announced_target(thinking, tool_name(action), action.index, screen, goal)
+    if named is None:
+        return action, screen.element(action.index)
+    parsed.repairs.append(
+        f"index {action.index} -> {named.index}: the reasoning names {named.label!r}"
+    )
+    parsed.arguments["index"] = named.index
+    return action.model_copy(update={"index": named.index}), named
 
 
 def _refused_completion(action: Action | None, decision: GuardDecision) -> bool:

@@ -290,6 +290,12 @@ def parse_reply(
     )
 
 
+def thinking_of(content: str | None, reasoning: str | None = None) -> str:
+    """The reasoning of a reply, wherever the server put it (tags in `content` or
+    `reasoning_content`)."""
+    return _Reply.split(content, reasoning).thinking
+
+
 def _identity(call: _Call) -> str:
     """Equal for calls with the same name and arguments (hashable, so that comparing every
     call with every other never costs quadratic time)."""
