@@ -313,10 +313,10 @@ def unshown_times(goal: str, labels: Iterable[str]) -> list[str]:
     Empty for goals about no alarm."""
     if not _ALARM_GOAL.search(goal):
         return []
-    return _unshown(_times_of_day(_EXAMPLE_VALUE.sub(" ", goal)), labels, _times_of_day)
+    return _unshown(times_of_day(_EXAMPLE_VALUE.sub(" ", goal)), labels, times_of_day)
 
 
-def _times_of_day(text: str) -> list[tuple[str, frozenset[int]]]:
+def times_of_day(text: str) -> list[tuple[str, frozenset[int]]]:
     """Each time of day in `text` as written, with the minutes after midnight it may mean:
     "7:09" without AM or PM may be morning or evening."""
     found = []

@@ -3,9 +3,10 @@
 A goal names a switch by any of the names phones give it (SWITCH_ALIASES) and asks for a state
 in a sentence one of GOAL_RULES reads whole ("turn off WLAN", "Bluetooth should be on"), in
 parts joined by "and", "then" and commas (`goal_parts`), or in free words read clause by clause
-("get the phone back onto wifi": `wished_states`). A goal may also ask every switch of a kind
-in one state ("turn off all my alarms": `every_switch`). The guards hold an episode to the
-states read here.
+("get the phone back onto wifi": `wished_states`), where an alarm is named by its time ("the
+5:01 AM alarm must not ring") and a few switches by what they do ("stop the screen from sleeping
+while it charges" is Stay awake on). A goal may also ask every switch of a kind in one state
+("turn off all my alarms": `every_switch`). The guards hold an episode to the states read here.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from agent.goal_items import PIECE_SEPARATOR, asks_for_answer
+from agent.goal_items import PIECE_SEPARATOR, asks_for_answer, deletes_items, times_of_day
 from agent.screen import Element, Screen
 
 _ON_WORDS = {"on", "enable", "enabled", "activate", "activated"}
@@ -157,7 +158,9 @@ class GoalTarget:
         names = {_name_key(name) for name in _ALIAS_GROUPS.get(key, ())} | {key}
         words = _content_words(self.subject)
         return any(
-            _name_key(title) in names or (len(words) > 1 and _content_words(title) == words)
+            _name_key(title) in names
+            or (len(words) > 1 and _content_words(title) == words)
+            or _same_time_and_kind(title, self.subject)
             for title in label_titles(element.label)
         )
 
@@ -175,6 +178,19 @@ class GoalTarget:
 
     def state_words(self, checked: bool | None) -> str:
         return "on" if checked else "off"
+
+
+def _same_time_and_kind(title: str, subject: str) -> bool:
+    """Whether a title and a subject name a time of day that may be the same and otherwise the
+    same words: "1:00 PM alarm" is the "13:00 alarm" and may be the "1:00 alarm"."""
+    subject_times = times_of_day(subject)
+    title_times = times_of_day(title)
+    if len(subject_times) != 1 or len(title_times) != 1:
+        return False
+    (subject_time, subject_minutes), (title_time, title_minutes) = subject_times[0], title_times[0]
+    return bool(subject_minutes & title_minutes) and _content_words(
+        title.replace(title_time, " ")
+    ) == _content_words(subject.replace(subject_time, " "))
 
 
 @dataclass(frozen=True)
@@ -295,9 +311,16 @@ def goal_parts(goal: str) -> GoalParts:
 # where a clause named the switch: a word, so that "on _switch_" is no "on" at the end
 _SWITCH = "_switch_"
 _SENTENCE = re.compile(r"[^.!?;\n]+[.!?;\n]*")
+# an alarm named by its time: "the 5:01 AM alarm", "my 13:00 alarm"
+_ALARM_MENTION = re.compile(
+    r"(?<![\d:])(?P<time>\d{1,2}(?::\d{2}\s*(?:[ap]\.?\s?m\b\.?)?|\s*[ap]\.?\s?m\b\.?))"
+    r"\s+alarm\b",
+    re.IGNORECASE,
+)
 _STATE_QUESTION = re.compile(r"^\W*(?:is|are|am|was|were|do|does|did|has|have)\b.*\?", re.I)
 _CLAUSE_BREAK = re.compile(
-    r"[,:()\u2014\u2013\u2192]|\s-+\s|\b(?:and|then|but|otherwise|or|after\s+that)\b", re.I
+    r"[,()\u2014\u2013\u2192]|(?<!\d):|:(?!\d)|\s-+\s|\b(?:and|then|but|otherwise|or|after\s+that)\b",
+    re.I,
 )
 _CONDITION = re.compile(
     r"\b(?:if|unless|whether|when|whenever|while|before|until|because|since|in\s+case)\b.*", re.I
@@ -323,6 +346,10 @@ _OFF_CUES = re.compile(
             r"\bdone\s+with\b",
             r"\b(?:don['’]?t|do\s+not)\s+need\b",
             r"\bget\s+rid\s+of\b",
+            # an alarm kept from ringing: "must not ring", "mustn't wake me"
+            r"\b(?:must|should|shall|may|will|can|does|do)(?:\s+not|n['’]?t)\s+"
+            r"(?:ring|go\s+off|sound|wake)\b",
+            r"\bnever\s+(?:ring|go\s+off|sound|wake)",
         )
     ),
     re.I,
@@ -330,10 +357,13 @@ _OFF_CUES = re.compile(
 # What the switch is now, not what is wanted: "the wifi is off", "wifi's off, put it back on".
 # After "so" it is the wanted result ("flip it so it's on"), and that is read.
 _DESCRIBED = re.compile(
-    r"(?:\b(?:is|are|was|were)|['’]s)\s+(?:(?:still|currently|now|already|switched|turned|set)\s+)*"
+    r"(?:\b(?:is|are|was|were|has|have|had)|['’]s)\s+"
+    r"(?:(?:still|currently|now|already|switched|turned|set|been)\s+)*"
     r"(?:on|off|enabled|disabled|active|connected|running)\b",
     re.IGNORECASE,
 )
+# an alarm that "goes off" rings: no state of a switch
+_GOES_OFF = re.compile(r"\b(?:go|goes|going|went|gone)\s+off\b", re.IGNORECASE)
 _WANTED_RESULT = re.compile(r"\bso(?:\s+that)?\s+\S+\s*$", re.IGNORECASE)
 _NEGATION = re.compile(r"\b(?:not|never|no|nor|without)\b|n['’]t\b", re.I)
 # "on" as a state, not a place ("on the phone", "dies on me"): at the end, or before words that
@@ -360,6 +390,53 @@ _ON_CUES = re.compile(
 )
 
 
+# Switches people describe by what they do rather than name, with the state the words ask for:
+# "stop the screen from sleeping while it charges" is Stay awake on.
+_SCREEN = r"(?:the\s+|my\s+)?(?:screen|display)"
+_DESCRIBED_SWITCHES: tuple[tuple[re.Pattern[str], str, bool], ...] = tuple(
+    (re.compile(pattern, re.IGNORECASE), switch, desired)
+    for pattern, switch, desired in (
+        (
+            rf"\b(?:stop|keep|prevent)\w*\s+{_SCREEN}\s+(?:from\s+)?(?:sleeping|going\s+to\s+sleep"
+            rf"|going\s+dark|dimming)\b(?=.*\bcharg)"
+            rf"|\b{_SCREEN}\s+(?:should\s+|must\s+|to\s+)?(?:never|not)\s+(?:go\s+to\s+)?sleep\w*"
+            rf"(?=.*\bcharg)"
+            rf"|\bcharg\w*\b.*\b{_SCREEN}\s+(?:should\s+|must\s+|to\s+)?(?:never|not)\s+"
+            rf"(?:go\s+to\s+)?sleep"
+            rf"|\b(?:keep\s+{_SCREEN}|{_SCREEN}\s+(?:should\s+|must\s+)?(?:stays?|remains?))\s+"
+            rf"(?:awake|on)\b(?=.*\bcharg)",
+            "Stay awake",
+            True,
+        ),
+        (
+            r"\b(?:back\s+to|switch\s+to|change\s+to|go\s+to|return\s+to|bring\s+back|use|want)"
+            r"\s+(?:the\s+|a\s+)?light\s+(?:theme|mode|look|appearance|colou?rs?)\b",
+            "Dark theme",
+            False,
+        ),
+        (
+            rf"\b(?:stop|keep|prevent)\w*\s+{_SCREEN}\s+(?:from\s+)?(?:rotating|flipping|turning)\b"
+            rf"|\b(?:lock|fix)\s+(?:the\s+)?(?:screen\s+)?(?:orientation|rotation)\b",
+            "Auto-rotate",
+            False,
+        ),
+    )
+)
+
+
+_IF = re.compile(r"^\W*(?:if|unless|whether)\b", re.IGNORECASE)
+
+
+def _described_states(sentence: str) -> list[tuple[str, bool]]:
+    """The switches a sentence asks for by what they do, with no negation before the words."""
+    return [
+        (switch, desired)
+        for pattern, switch, desired in _DESCRIBED_SWITCHES
+        for found in pattern.finditer(sentence)
+        if not _NEGATION.search(sentence[: found.start()])
+    ]
+
+
 def wished_states(goal: str) -> tuple[GoalTarget, ...]:
     """The phone's switches a goal in free words names, each with the state its words ask for,
     where every clause that says one agrees; the others are left out."""
@@ -368,6 +445,9 @@ def wished_states(goal: str) -> tuple[GoalTarget, ...]:
     for sentence in _SENTENCE.findall(goal):
         question = _STATE_QUESTION.match(sentence) is not None
         asks = sentence.rstrip().endswith("?")
+        if not question and not _IF.match(sentence):
+            for switch, desired in _described_states(sentence):
+                said.setdefault(switch, set()).add(desired)
         clauses = _CLAUSE_BREAK.split(sentence)
         for index, clause in enumerate(clauses):
             switches, text = _take_out_switches(clause)
@@ -385,22 +465,29 @@ def wished_states(goal: str) -> tuple[GoalTarget, ...]:
             state = _clause_state(text, by_name_alone=requested and not asks)
             if state is not None:
                 said.setdefault(switches[0], set()).add(state)
+    # an alarm "got rid of" is deleted, not switched off
+    deleting = deletes_items(goal)
     return tuple(
         GoalTarget(switch, desired=states.pop())
         for switch, states in said.items()
-        if len(states) == 1
+        if len(states) == 1 and not (deleting and _ALARM_MENTION.fullmatch(switch))
     )
 
 
 def _take_out_switches(clause: str) -> tuple[list[str], str]:
     """The switches `clause` names, in order, and the clause with each name replaced by
-    `_SWITCH`; of names that overlap ("Wi-Fi hotspot", "Wi-Fi") the longest counts."""
+    `_SWITCH`; of names that overlap ("Wi-Fi hotspot", "Wi-Fi") the longest counts. An alarm
+    is named by its time ("the 5:01 AM alarm")."""
     spans = sorted(
-        (
+        [
             (found.start(), -found.end(), names[0])
             for pattern, names in _ALIAS_MENTIONS
             for found in pattern.finditer(clause)
-        )
+        ]
+        + [
+            (found.start(), -found.end(), f"{found['time']} alarm")
+            for found in _ALARM_MENTION.finditer(clause)
+        ]
     )
     switches: list[str] = []
     pieces: list[str] = []
@@ -422,7 +509,7 @@ def _clause_state(text: str, *, by_name_alone: bool) -> bool | None:
     name asks for it on."""
     text = _DESCRIBED.sub(
         lambda said: said[0] if _WANTED_RESULT.search(said.string[: said.start()]) else " ",
-        text,
+        _GOES_OFF.sub(" ", text),
     )
     off = _OFF_CUES.search(text) is not None
     if _NEGATION.search(_OFF_CUES.sub(" ", text)):

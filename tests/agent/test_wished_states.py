@@ -12,6 +12,7 @@ import pytest
 from agent.actions import Tap, TaskComplete
 from agent.goal_switches import goal_parts, wished_states
 from agent.guards import Guards
+from agent.screen import Screen
 from evals.goal_rewording import training_goal
 from evals.scripted_model import call, tap
 from simulator import Simulator
@@ -49,6 +50,17 @@ def asked(goal: str) -> list[str]:
         ("Stay awake: tap it so it's on", ["Stay awake on"]),
         # "going to" is a plan, not a state: only Wi-Fi is asked for
         ("we're going to rely on mobile data, so switch wifi off", ["Wi-Fi off"]),
+        # an alarm is named by its time, and kept from ringing by being off
+        ("The 5:01 AM alarm must not ring. See to it.", ["5:01 AM alarm off"]),
+        ("Is my 13:00 alarm still active? It needs to be off.", ["13:00 alarm off"]),
+        ("the 6:40am alarm mustn't wake me, check it's disabled", ["6:40am alarm off"]),
+        ("switch the 6 am alarm back on please", ["6 am alarm on"]),
+        # a switch described by what it does
+        ("Stop the screen from sleeping while the phone charges.", ["Stay awake on"]),
+        ("while it charges the screen should never go to sleep", ["Stay awake on"]),
+        ("go back to the light look, dark mode is hard to read outside", ["Dark theme off"]),
+        ("stop the screen from flipping sideways every time I lie down", ["Auto-rotate off"]),
+        ("Lock the screen rotation please", ["Auto-rotate off"]),
     ],
 )
 def test_free_words_are_read_as_the_state_they_ask_for(goal: str, reading: list[str]) -> None:
@@ -72,6 +84,14 @@ def test_free_words_are_read_as_the_state_they_ask_for(goal: str, reading: list[
         "the phone died on me while bluetooth was paired",
         "lose the bluetooth connection",  # a noun, not "connect"
         "I can't get online and the wifi is off",  # what is, not what is wanted
+        "Get rid of the 11:28 AM alarm and keep the others.",  # deleted, not switched off
+        "move the 12:51am alarm so it goes off at 14:02",  # an alarm that goes off rings
+        "bring back my 1:41am alarm, it's been switched off",  # what it is now
+        "I hate the light theme",  # no request
+        "don't stop the screen from rotating",
+        "Does the screen stay on while charging?",
+        "If the screen sleeps while charging, keep it awake",  # a condition
+        "stop the screen from sleeping",  # not while charging: the screen timeout, no switch
     ],
 )
 def test_what_is_unsure_is_left_unread(goal: str) -> None:
@@ -83,7 +103,7 @@ def test_a_goal_read_by_a_rule_is_not_read_again_from_its_words() -> None:
     assert [part.asked for part in parts.parts] == ["Wi-Fi off"]
 
 
-_SWITCH_TASKS = ("TurnOn", "TurnOff", "SystemStayAwake", "SystemUsbDebugging")
+_SWITCH_TASKS = ("TurnOn", "TurnOff", "SystemStayAwake", "SystemUsbDebugging", "ClockAlarmTurn")
 
 
 def test_no_training_goal_outside_the_switch_tasks_is_read_as_a_switch() -> None:
@@ -128,3 +148,32 @@ def test_a_verify_goal_in_free_words_keeps_the_switch_as_asked(tmp_path: Path) -
     assert episode.result.stop_reason == "completed"
     assert device.state["wifi"] is True
     assert episode.guard_kinds[3] == ["goal_state"]
+
+
+def test_an_alarm_that_must_not_ring_stays_off(tmp_path: Path) -> None:
+    # The alarm is already off as asked: the model's tap on its switch is refused, and its
+    # claim stands with the alarm still off.
+    device = Simulator(state={"alarms": [{"time": "13:00", "enabled": False, "label": ""}]})
+    episode = run_scripted(
+        "Is my 13:00 alarm still active? It needs to be off.",
+        device,
+        [
+            call("open_app", name="Clock"),
+            tap("1:00 PM alarm"),
+            call("task_complete", success=True),
+        ],
+        tmp_path / "run.jsonl",
+    )
+    assert episode.result.stop_reason == "completed"
+    assert device.state["alarms"][0]["enabled"] is False
+    assert episode.guard_kinds[1] == ["goal_state"]
+
+
+def test_a_claim_after_the_alarm_was_switched_on_is_refused() -> None:
+    guards = Guards("The 5:01 AM alarm must not ring. See to it.")
+    alarm = Simulator(state={"alarms": [{"time": "05:01", "enabled": True, "label": ""}]})
+    alarm.open_app("Clock")
+    screen = Screen.parse(alarm.dump_xml())
+    verdict = guards.review(TaskComplete(success=True), None, screen)
+    assert verdict.verdict == "block"
+    assert "5:01 AM alarm off" in " ".join(verdict.feedback)
