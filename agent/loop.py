@@ -265,9 +265,9 @@ class Stepper:
         # trajectory file can take
         parsed = ParsedCall.model_validate(replace_lone_surrogates(parsed.model_dump()))
         action, target, problem = _resolve(parsed, screen)
-        if isinstance(action, Tap | LongPress):
+        if isinstance(action, Tap | LongPress) and target is not None:
             action, target = _aim_as_reasoned(
-                action, parsed, thinking_of(content, reply.reasoning), screen, self.goal
+                action, target, parsed, thinking_of(content, reply.reasoning), screen, self.goal
             )
         self._unsure = self.settings.think_when_unsure and (
             action is None or isinstance(action, Wait)
@@ -506,13 +506,18 @@ def _resolve(parsed: ParsedCall, screen: Screen) -> tuple[Action | None, Element
 
 
 def _aim_as_reasoned(
-    action: Tap | LongPress, parsed: ParsedCall, thinking: str, screen: Screen, goal: str
+    action: Tap | LongPress,
+    target: Element,
+    parsed: ParsedCall,
+    thinking: str,
+    screen: Screen,
+    goal: str,
 ) -> tuple[Tap | LongPress, Element]:
-    """`action` aimed at the element its reasoning names, when the index points at another
-    (see agent.aim); the change is listed in the call's repairs."""
+    """`action` (on `target`) aimed at the element its reasoning names, when the index points
+    at another (see agent.aim); the change is listed in the call's repairs."""
     named = announced_target(thinking, tool_name(action), action.index, screen, goal)
     if named is None:
-        return action, screen.element(action.index)
+        return action, target
     parsed.repairs.append(
         f"index {action.index} -> {named.index}: the reasoning names {named.label!r}"
     )
