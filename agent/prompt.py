@@ -12,6 +12,9 @@ on one screen (a number in a message, a time in the calendar) is gone once the m
 A reply may therefore carry lines `Remember: ...` beside its tool call; the loop keeps them and
 shows them after the goal on every later step (`split_remembered`, `user_turn`).
 
+The goal is shown as the user wrote it, with one exception: its quotation marks are shown as
+plain ones, whatever kind the user's keyboard wrote (`user_turn`).
+
 The notes are the feedback functions below: the loop's (a reply with extra calls, an action
 that did not land, reasoning cut at its budget) and the guards' (an unusable reply, a repeated
 or ineffective action, a claim the screen contradicts or the task has not shown, an undo, a
@@ -58,6 +61,11 @@ REMEMBER = "Remember:"
 # Enough for the longest need seen (three lines of a file); the oldest go first beyond it.
 MAX_REMEMBERED = 8
 MAX_REMEMBERED_CHARS = 200
+# A goal's quotation marks only say where a text to type or look for starts and ends.
+# Keyboards write them typographically (“...”, „...“, «...»); shown as plain ones, the marks
+# every model meets most, the text between them reads the same however the user's keyboard
+# wrote it. The sim policy, which saw only plain ones in training, typed on past a closing ”.
+_TYPOGRAPHIC_QUOTES = str.maketrans(dict.fromkeys("“”„‟«»", '"'))
 # A note ends with its line, or where a call written as text follows on the same line.
 _REMEMBER_LINE = re.compile(
     r"^[ \t>*-]*remember:[ \t]*(.*?)[ \t]*(?=<tool_call>|$)", re.IGNORECASE | re.MULTILINE
@@ -85,7 +93,7 @@ def user_turn(
     history_steps: int = DEFAULT_HISTORY_STEPS,
     remembered: Sequence[str] = (),
 ) -> str:
-    parts = [f"Goal: {goal}"]
+    parts = [f"Goal: {goal.translate(_TYPOGRAPHIC_QUOTES)}"]
     if remembered:
         parts.append("Remembered:\n" + "\n".join(f"- {item}" for item in remembered))
     recent = list(history)[-history_steps:] if history_steps > 0 else []

@@ -42,6 +42,28 @@ def test_user_turn_goal_first_screen_last_history_bounded() -> None:
     assert "Note: Your last reply was not run: x" in text
 
 
+@pytest.mark.parametrize(
+    "typed",
+    [
+        "send “See you at 8” to Bob",
+        "send „See you at 8“ to Bob",
+        "send «See you at 8» to Bob",
+        'send "See you at 8" to Bob',
+    ],
+)
+def test_the_goal_shows_any_quotation_marks_as_plain_ones(typed: str) -> None:
+    """A keyboard's curly quotes delimit the text to type as plain ones do; a model that
+    learnt where a text ends from plain marks types on past a closing ” otherwise."""
+    text = prompt.user_turn(typed, [], [], settings_screen())
+    assert text.startswith('Goal: send "See you at 8" to Bob\n')
+
+
+def test_the_goal_keeps_apostrophes_and_other_marks() -> None:
+    goal = "text Ann “Don’t forget — it’s at 8…”"
+    text = prompt.user_turn(goal, [], [], settings_screen())
+    assert text.startswith('Goal: text Ann "Don’t forget — it’s at 8…"\n')
+
+
 def test_user_turn_without_history_or_notes() -> None:
     screen = settings_screen()
     text = prompt.user_turn("Open Display", [], [], screen)
