@@ -10,6 +10,8 @@ import pytest
 from agent.aim import announced_target
 from agent.screen import Element, Screen
 from evals.scripted_model import Scripted, call, index_of
+from simulator import Simulator
+from simulator.tasks import TASKS_BY_NAME
 from tests.support.fake_device import FakePhone, screen_of
 from tests.support.loop_harness import run_scripted
 
@@ -79,7 +81,10 @@ def test_the_row_the_reasoning_names_is_tapped_instead_of_another_row(thinking: 
         ("Tap the first row.", "tap", 3, "no element named"),
         ('Tap "Buy milk".', "tap", 3, "the named element is not on this screen"),
         ('Tap "complete box".', "tap", 1, "the label is on every row"),
-        ('Tap "complete box" by "Book flights to Osaka".', "tap", 4, "a qualified choice"),
+        ('Tap "complete box" by "Book flights to Osaka".', "tap", 2, "the call agrees"),
+        ('Tap "complete box" by "Call Ana for follow-up".', "tap", 2, "the goal names another row"),
+        ('Tap "complete box" by "Buy milk".', "tap", 4, "no such row on this screen"),
+        ('Tap "complete box" by "Book flights to Osaka".', "tap", 3, "the row itself tapped"),
         ('Long-press "Book flights to Osaka".', "tap", 3, "another tool announced"),
         ('Tap "Book flights to Osaka".', "long_press", 3, "another tool called"),
         ('Tap "Show completed".', "tap", 1, "a switch is no row"),
@@ -91,6 +96,20 @@ def test_the_call_stands_where_the_words_are_not_clear(
     thinking: str, tool: str, index: int, why: str
 ) -> None:
     assert announced_target(thinking, tool, index, TODO_LIST, DELETE_OSAKA) is None, why
+
+
+def test_a_control_named_by_its_row_is_tapped_in_that_row() -> None:
+    """The model writes `Tap "complete box" by "<the goal's to-do>".` and ticks the box of
+    another row: the one in the named row is ticked instead."""
+    thinking = 'Tap "complete box" by "Book flights to Osaka".'
+    aimed = announced_target(thinking, "tap", 4, TODO_LIST, "Tick off Book flights to Osaka")
+    assert aimed is not None and aimed.index == 2
+
+
+def test_a_control_named_by_its_row_stays_where_the_goal_names_the_called_row() -> None:
+    goal = "Tick off Book flights to Osaka and Call Ana for follow-up"
+    thinking = 'Tap "complete box" by "Book flights to Osaka".'
+    assert announced_target(thinking, "tap", 4, TODO_LIST, goal) is None
 
 
 def test_a_long_press_announced_and_called_is_aimed_too() -> None:
@@ -134,6 +153,31 @@ def test_the_loop_taps_the_named_row_and_records_the_repair(tmp_path: Path) -> N
         f"index {display} -> {wanted}: the reasoning names 'Network and internet'"
     ]
     assert episode.result.stop_reason == "completed"
+
+
+def test_the_loop_ticks_the_box_in_the_row_the_reasoning_names(tmp_path: Path) -> None:
+    task = TASKS_BY_NAME["TasksCompleteTask"]
+    title = task.params(1)["title"]
+    device = Simulator(state=task.initial_state(1))
+
+    def box_of_the_row_above(body: dict[str, object]) -> Scripted:
+        # the box of the row above the named one: the slip a small model makes
+        wanted = index_of(body, title) + 1  # each row's box comes right after its title
+        return Scripted(
+            reasoning=f'Tap "complete box" by "{title}".',
+            calls=[("tap", {"index": wanted - 3})],
+            finish_reason="tool_calls",
+        )
+
+    episode = run_scripted(
+        f"In Tasks, complete the to-do {title}.",
+        device,
+        [call("open_app", name="Tasks"), box_of_the_row_above, call("task_complete")],
+        tmp_path / "run.jsonl",
+    )
+    assert task.success(device.state, 1), "the named to-do is done, its neighbour is not"
+    assert "the reasoning names 'complete box'" in episode.steps[1].call.repairs[0]
+    assert episode.end.stop_reason == "completed"
 
 
 def test_without_reasoning_the_index_is_taken_as_written(tmp_path: Path) -> None:
