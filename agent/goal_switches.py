@@ -393,8 +393,10 @@ _ON_CUES = re.compile(
 
 
 # Switches people describe by what they do rather than name, with the state the words ask for:
-# "stop the screen from sleeping while it charges" is Stay awake on.
+# "stop the screen from sleeping while it charges" is Stay awake on, "I want the battery % up
+# top" Battery percentage on.
 _SCREEN = r"(?:the\s+|my\s+)?(?:screen|display)"
+_BATTERY_SHARE = r"battery\s*(?:%|percent(?:age)?\b)"
 _DESCRIBED_SWITCHES: tuple[tuple[re.Pattern[str], str, bool], ...] = tuple(
     (re.compile(pattern, re.IGNORECASE), switch, desired)
     for pattern, switch, desired in (
@@ -417,6 +419,17 @@ _DESCRIBED_SWITCHES: tuple[tuple[re.Pattern[str], str, bool], ...] = tuple(
             False,
         ),
         (
+            rf"\b(?:show|want|see|display|put|add|bring\s+back)\b[^.?!]*\b{_BATTERY_SHARE}"
+            rf"|\b{_BATTERY_SHARE}\s+(?:shown|showing|visible|displayed)\b",
+            "Battery percentage",
+            True,
+        ),
+        (
+            rf"\b(?:hide|remove|get\s+rid\s+of|take\s+away|lose)\b[^.?!]*\b{_BATTERY_SHARE}",
+            "Battery percentage",
+            False,
+        ),
+        (
             rf"\b(?:stop|keep|prevent)\w*\s+{_SCREEN}\s+(?:from\s+)?(?:rotating|flipping|turning)\b"
             rf"|\b(?:lock|fix)\s+(?:the\s+)?(?:screen\s+)?(?:orientation|rotation)\b",
             "Auto-rotate",
@@ -427,6 +440,13 @@ _DESCRIBED_SWITCHES: tuple[tuple[re.Pattern[str], str, bool], ...] = tuple(
 
 
 _IF = re.compile(r"^\W*(?:if|unless|whether)\b", re.IGNORECASE)
+# The answer wished to a question about a switch's state: "Am I still in airplane mode? I
+# shouldn't be.", "is bluetooth off? it should be": the asked state, or its opposite.
+_WISHED_ANSWER = re.compile(
+    r"^\W*(?:it|i|that|they|the\s+phone|my\s+phone)\s+(?:should|must|ought\s+to|needs?\s+to"
+    r"|has\s+to|have\s+to)(?P<not>\s+not|n['’]?t)?\s+be\W*$",
+    re.IGNORECASE,
+)
 
 
 def _described_states(sentence: str) -> list[tuple[str, bool]]:
@@ -444,7 +464,15 @@ def wished_states(goal: str) -> tuple[GoalTarget, ...]:
     where every clause that says one agrees; the others are left out."""
     said: dict[str, set[bool]] = {}
     last_named: str | None = None
+    # the switches the sentence before asked about, with the state it asked about
+    asked: list[tuple[str, bool | None]] = []
     for sentence in _SENTENCE.findall(goal):
+        wished = _WISHED_ANSWER.match(sentence)
+        if wished and len(asked) == 1:
+            switch, state = asked[0]
+            if state is not None:
+                said.setdefault(switch, set()).add(state if wished["not"] is None else not state)
+        asked = []
         question = _STATE_QUESTION.match(sentence) is not None
         asks = sentence.rstrip().endswith("?")
         if not question and not _IF.match(sentence):
@@ -456,6 +484,7 @@ def wished_states(goal: str) -> tuple[GoalTarget, ...]:
             if switches:
                 last_named = switches[-1]
             if question:
+                asked += [(switch, _clause_state(text, by_name_alone=False)) for switch in switches]
                 continue
             text = _CONDITION.sub("", text)
             if not switches and last_named is not None and _PRONOUN.search(text):

@@ -61,6 +61,12 @@ def asked(goal: str) -> list[str]:
         ("go back to the light look, dark mode is hard to read outside", ["Dark theme off"]),
         ("stop the screen from flipping sideways every time I lie down", ["Auto-rotate off"]),
         ("Lock the screen rotation please", ["Auto-rotate off"]),
+        ("I want the exact battery % up top next to the icon", ["Battery percentage on"]),
+        ("hide the battery percentage, I don't need it", ["Battery percentage off"]),
+        # a question about a switch, then the answer wished for
+        ("am I still in airplane mode from the flight? I shouldn't be", ["Airplane mode off"]),
+        ("is bluetooth off? it should be", ["Bluetooth off"]),
+        ("Is Wi-Fi on? It needs to be.", ["Wi-Fi on"]),
     ],
 )
 def test_free_words_are_read_as_the_state_they_ask_for(goal: str, reading: list[str]) -> None:
@@ -92,6 +98,10 @@ def test_free_words_are_read_as_the_state_they_ask_for(goal: str, reading: list[
         "Does the screen stay on while charging?",
         "If the screen sleeps while charging, keep it awake",  # a condition
         "stop the screen from sleeping",  # not while charging: the screen timeout, no switch
+        "I don't want the battery % shown",  # a negation the words do not account for
+        "What is the battery %?",
+        "is wifi on, and is bluetooth off? it should be",  # which one should be?
+        "Is Wi-Fi on? Tell me.",
     ],
 )
 def test_what_is_unsure_is_left_unread(goal: str) -> None:
