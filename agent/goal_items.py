@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
@@ -55,6 +56,23 @@ _KEEPS_ONE = re.compile(
     r"\b(?:duplicat\w*|all\s+but|but\s+one|only\s+once|one\s+copy|one\s+of\s+each)\b",
     re.IGNORECASE,
 )
+# Goals that delete the copies of an item: one of each is kept, none is left twice.
+_COPIES = re.compile(
+    r"\b(?:duplicat\w*|twice|copies|(?:the|a|an|each|every)\s+copy|double[sd]?)\b", re.IGNORECASE
+)
+# A goal that deletes every note ("delete all my notes", "Clear out Markor: delete each of my
+# notes", "I don't need any of my Markor notes anymore, delete the lot"), which no note row
+# may outlive; one that picks some of them ("all notes about Paris") is not read.
+_EVERY_NOTE = re.compile(
+    r"\b(?:all|every|each|any)(?:\s+of)?(?:\s+(?:my|the|your|those|these))?(?:\s+markor)?"
+    r"\s+notes?\b|\b(?:notes?|markor)\b.*\b(?:the\s+lot|everything|all\s+of\s+them|them\s+all)\b",
+    re.IGNORECASE | re.DOTALL,
+)
+_SOME_NOTES = re.compile(
+    r"\b(?:except|but|other\s+than|apart\s+from|besides|keep|older|newer|before|after|since"
+    r"|larger|smaller|bigger|about|mentioning|containing|named|called|whose|starting|ending)\b",
+    re.IGNORECASE,
+)
 _PLACE_BEFORE = re.compile(
     r"\b(?:from|in|into|inside|within|at|out\s+of)\s+(?:[^\s,;:]+\s+){0,2}$", re.IGNORECASE
 )
@@ -73,6 +91,14 @@ _WORDY = re.compile(r"[^\W\d_]{3,}")
 _FILE_NAME = re.compile(
     r"(?<![\w.-])[\w-]+\.(?:txt|md|pdf|docx?|xlsx?|pptx?|odt|csv|json|xml|html?|log|jpe?g|png"
     r"|gif|webp|heic|bmp|svg|mp3|m4a|wav|ogg|opus|flac|aac|mp4|mkv|webm|avi|mov|3gp|zip|apk)\b",
+    re.IGNORECASE,
+)
+# An amount of money, written with its currency ("$258.51", "339.79 dollars", "€12,50"): the
+# number is what an app's amount field shows once it is typed. Only with cents, since a whole
+# number ("$30") is on too many screens as something else to tell.
+_AMOUNT = re.compile(
+    r"(?:[$€£¥₹]|\b(?:usd|eur|gbp))\s?(\d[\d,]*[.,]\d{2})\b"
+    r"|\b(\d[\d,]*[.,]\d{2})\s?(?:[$€£¥₹]|(?:dollars?|euros?|pounds?|bucks|usd|eur|gbp)\b)",
     re.IGNORECASE,
 )
 # Goals that set a timer, whose duration a screen shows on the way: the entry ("00h 20m 27s")
@@ -113,10 +139,12 @@ _VALUE_REQUEST = re.compile(
 # with one (no question mark needed: "whats bob's number"), or a yes-or-no question that ends
 # the goal. Followed by more ("Is Wi-Fi off? It needs to be.", "Is Bluetooth on? If not, turn
 # it on.") a yes-or-no question sets a condition on the work instead.
+_IN_SENTENCE = r"(?:[^.!?]|(?<=\d)\.(?=\d))*"  # a decimal point ends no sentence
 _QUESTION = re.compile(
-    r"(?:^|[.!?:;]\s+|\n)(?:what|what['’]s|which|how|when|who|whom|whose|where)\b[^.!?]*\?"
+    rf"(?:^|[.!?:;]\s+|\n)(?:what|what['’]s|which|how|when|who|whom|whose|where)\b{_IN_SENTENCE}\?"
     r"|^\s*(?:what|what['’]?s|whats|which|how\s+much|how\s+many|who|whose|where)\b"
-    r"|(?:^|[.!?:;]\s+|\n)(?:is|are|am|was|were|do|does|did|have|has|can\s+i)\b[^.!?]*\?\s*$",
+    r"|(?:^|[.!?:;]\s+|\n)(?:is|are|am|was|were|do|does|did|have|has|can\s+i)\b"
+    rf"{_IN_SENTENCE}\?\s*$",
     re.IGNORECASE,
 )
 # A request put as a question: "Can you ...?", "How about texting ...?", "When you get a
@@ -197,9 +225,17 @@ def deletes_items(goal: str) -> bool:
 def removal_shown(goal: str, screen: Screen) -> list[str]:
     """The items a goal that deletes asks to delete and `screen` still lists, by their titles
     there: a claim of success on this screen is contradicted by each. The item may come before
-    the verb ("X isn't happening anymore, delete it"); one the goal keeps is left out."""
+    the verb ("X isn't happening anymore, delete it"); one the goal keeps is left out. A goal
+    that deletes every note asks for each file the screen lists."""
     if not deletes_items(goal):
         return []
+    if _EVERY_NOTE.search(goal) and not _SOME_NOTES.search(goal):
+        return [
+            title
+            for element in screen.elements
+            if _is_row(element)
+            and _FILE_NAME.fullmatch(title := element.label.split(PIECE_SEPARATOR)[0])
+        ]
     folded = _folded(goal)
     shown = []
     for row in named_rows(goal, screen):
@@ -207,6 +243,22 @@ def removal_shown(goal: str, screen: Screen) -> list[str]:
         if any(not _KEPT_BEFORE.search(clause) for clause in clauses):
             shown.append(row.title)
     return shown
+
+
+def copies_listed(goal: str, screen: Screen) -> list[str]:
+    """The rows `screen` lists more than once, word for word, when the goal deletes copies: a
+    claim of success on this screen is contradicted by each. Only rows of items count, whose
+    labels hold more than the title ("Recipe photo, Spicy Tacos, Soup that night owls love.",
+    "Dinner Party 704, Social · Oct 11, 2024, 376.18, $"): a control repeated on every row
+    ("complete box") is no copy."""
+    if not _COPIES.search(goal) or not _REMOVAL.search(goal) or asks_for_answer(goal):
+        return []
+    rows = Counter(
+        element.label
+        for element in screen.elements
+        if _is_row(element) and PIECE_SEPARATOR in element.label
+    )
+    return [label for label, count in rows.items() if count > 1]
 
 
 def marks_done(goal: str) -> bool:
@@ -247,20 +299,27 @@ def asks_for_answer(goal: str) -> bool:
 
 def unshown_quotes(goal: str, labels: Iterable[str]) -> list[str]:
     """The texts the goal gives word for word (in quotation marks, with a word of three
-    letters or more, and file names: "notes.md", "Movies/clip.mp4") that none of `labels`
-    holds, punctuation and case aside. Whatever the goal quotes or names is typed, or looked
-    for, on the way to it: a claim before any screen showed it is contradicted."""
+    letters or more, and file names: "notes.md", "Movies/clip.mp4"), and the amounts of money
+    a request gives ("$258.51"), that none of `labels` holds, punctuation and case aside.
+    Whatever the goal quotes, names or prices is typed, or looked for, on the way to it: a
+    claim before any screen showed it is contradicted. A question's amounts are left out:
+    "did I spend over $50.00?" asks about an amount no screen need show."""
     labels = list(labels)
-    quotes = [
-        next(group for group in found.groups() if group is not None)
-        for found in _QUOTED.finditer(goal)
+    quotes = [_first_group(found) for found in _QUOTED.finditer(goal)]
+    given = [
+        *(quote for quote in [*quotes, *_FILE_NAME.findall(goal)] if _WORDY.search(quote)),
+        *(
+            []
+            if asks_for_answer(goal)
+            else [_first_group(found) for found in _AMOUNT.finditer(goal)]
+        ),
     ]
-    unshown = [
-        quote
-        for quote in [*quotes, *_FILE_NAME.findall(goal)]
-        if _WORDY.search(quote) and not any(_may_show(label, quote) for label in labels)
-    ]
+    unshown = [text for text in given if not any(_may_show(label, text) for label in labels)]
     return list(dict.fromkeys(unshown))
+
+
+def _first_group(found: re.Match[str]) -> str:
+    return next(group for group in found.groups() if group is not None)
 
 
 def unshown_durations(goal: str, labels: Iterable[str]) -> list[str]:

@@ -19,8 +19,12 @@ or clean, explained stops. Each one leaves a GuardNote (kind + reason) in the tr
   goal that deletes items it names ("Delete the task Book flights to Osaka") is refused, each
   time, while the screen of the claim still lists one of them by its exact title
   (`agent.goal_items`); small models delete the neighbouring row and call it done. A goal that
-  marks named to-dos done is refused the same way while the screen lists one as open, and a
-  text or file name the goal gives must have been on some screen. A switch
+  marks named to-dos done is refused the same way while the screen lists one as open; a
+  text, file name or amount of money the goal gives must have been on some screen; and a
+  goal that asks a question or for a value ("How much ...?", "Find the number saved for
+  ...") is refused, each time, while the claim carries no answer. A goal that deletes copies
+  ("delete the duplicate recipes") is refused while the screen of the claim lists an item
+  twice, word for word. A switch
   may be named with the words around it in any order ("the alarm set for 7:33 AM" is the
   "7:33 AM alarm" switch).
 - every switch of a kind: a goal that asks every switch of a kind in one state ("turn off all
@@ -55,10 +59,9 @@ or clean, explained stops. Each one leaves a GuardNote (kind + reason) in the tr
   pushed back once: small models answer a question as soon as the app opens, with a value
   made up or read from the wrong row. An answer may be worked out rather than read (a count,
   a yes or no), so the same answer again is accepted. Each part of a list answer ("A, B and
-  C") is looked for on its own, word for word, ignoring case and punctuation. Two more
-  answer checks push back once each: a goal that asks a question ("How much ...?", "Find the
-  number saved for ...") closed without an answer, and an answer that the screen shows only
-  in a row beside the one the goal names ("Fundraising Events 7" for "Fundraising Events 5").
+  C") is looked for on its own, word for word, ignoring case and punctuation. An answer
+  that the screen shows only in a row beside the one the goal names ("Fundraising Events 7"
+  for "Fundraising Events 5") is pushed back once too.
 - risky actions: a target label or typed text with words like pay, delete, send or reset
   needs confirmation; without one the action is refused and the model is told.
 - bad calls: an unusable reply goes back to the model with the reason; a few in a row stop the
@@ -89,6 +92,7 @@ from agent.actions import Action, LongPress, Tap, TaskComplete, TypeText, Wait, 
 from agent.goal_items import (
     answer_row_mismatch,
     asks_for_answer,
+    copies_listed,
     padded_words,
     removal_shown,
     still_open,
@@ -264,7 +268,6 @@ class Guards:
         self._agent_changes: dict[tuple[str, str], _Change] = {}
         self._undo_blocked = False
         self._answer_pushed_back = False
-        self._no_answer_pushed_back = False
         self._wrong_row_pushed_back = False
         self._seen_labels: set[str] = set()  # every label shown in the episode
 
@@ -454,6 +457,12 @@ class Guards:
                 f"{_quoted(still_listed)} still listed, the goal deletes it",
                 prompt.still_listed(still_listed),
             )
+        copies = copies_listed(self._goal_text, screen)
+        if copies:
+            return _refused_claim(
+                f"{_quoted(copies)} still listed more than once, the goal deletes copies",
+                prompt.copies_listed(copies),
+            )
         open_items = still_open(self._goal_text, screen)
         if open_items:
             return _refused_claim(
@@ -502,13 +511,8 @@ class Guards:
             )
         if action.answer:
             return self._review_answer(action.answer, screen)
-        if asks_for_answer(self._goal_text) and not self._no_answer_pushed_back:
-            self._no_answer_pushed_back = True
-            return GuardDecision(
-                "block",
-                [GuardNote(kind="answer_check", reason="the goal asks a question; no answer")],
-                [prompt.answer_missing()],
-            )
+        if asks_for_answer(self._goal_text):
+            return _refused_claim("the goal asks a question; no answer", prompt.answer_missing())
         return GuardDecision("complete")
 
     def _review_answer(self, answer: str, screen: Screen) -> GuardDecision:

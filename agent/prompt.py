@@ -244,6 +244,16 @@ def still_listed(titles: Sequence[str]) -> str:
     return _still_listed(titles, "", "delete {}", "Delete")
 
 
+def copies_listed(labels: Sequence[str]) -> str:
+    """A success claim on a screen that lists an item twice, for a goal that deletes copies."""
+    quoted = _and_list([f'"{label}"' for label in labels])
+    return (
+        f"Not done yet: {quoted} {'is' if len(labels) == 1 else 'are'} still listed more than "
+        "once, and the goal asks to delete the copies. Delete one of each pair, or call "
+        "task_complete(success=false) if it cannot be done."
+    )
+
+
 def still_open(titles: Sequence[str]) -> str:
     """A success claim on a screen that still lists what the goal asks to mark done as open."""
     return _still_listed(titles, " as not done", "mark {} done", "Mark")

@@ -14,6 +14,7 @@ from agent.execute import execute
 from agent.goal_items import (
     answer_row_mismatch,
     asks_for_answer,
+    copies_listed,
     marks_done,
     removal_shown,
     unshown_durations,
@@ -138,6 +139,56 @@ def test_places_kept_items_and_other_goals_are_not_read_as_deletions(goal: str) 
         assert [removal_shown(text, screen) for screen in screens] == [[], []]
 
 
+@pytest.mark.parametrize(
+    ("goal", "every_note"),
+    [
+        ("Clear out Markor: delete each of my notes.", True),
+        ("I don't need any of my Markor notes anymore — delete the lot.", True),
+        ("delete all notes", True),
+        # some notes, picked by what they hold or how old they are: not every one
+        ("Delete all my notes about Paris.", False),
+        ("Delete every note except the shopping list.", False),
+        ("Delete all notes older than a week.", False),
+        ("Open all my notes", False),  # no deletion
+    ],
+)
+def test_a_goal_that_deletes_every_note_is_refused_while_a_note_is_listed(
+    goal: str, every_note: bool
+) -> None:
+    """The model deletes one note of four and calls "delete the lot" done."""
+    _, screen = app_screen("MarkorDeleteAllNotes", "Markor")
+    listed = [e.label.split(", ")[0] for e in screen.elements if e.label.endswith(" B")]
+    assert len(listed) >= 2
+    assert removal_shown(goal, screen) == (listed if every_note else [])
+    empty = Simulator(state={**TASKS_BY_NAME["MarkorDeleteAllNotes"].initial_state(0), "files": {}})
+    empty.open_app("Markor")
+    assert removal_shown(goal, Screen.parse(empty.dump_xml())) == []
+
+
+@pytest.mark.parametrize(
+    ("task", "app", "goal"),
+    [
+        ("RecipeDeleteDuplicateRecipes", "Broccoli", "one recipe shows up twice, delete the copy"),
+        ("ExpenseDeleteDuplicates", "Pro Expense", "Remove duplicate expenses from Pro Expense."),
+    ],
+)
+def test_a_goal_that_deletes_copies_is_refused_while_a_row_is_listed_twice(
+    task: str, app: str, goal: str
+) -> None:
+    """The model deletes the row above the copy and calls the list clean."""
+    _, screen = app_screen(task, app)
+    labels = [element.label for element in screen.elements]
+    twice = [label for label in dict.fromkeys(labels) if labels.count(label) == 2]
+    assert len(twice) == 1
+    guards = Guards(goal)
+    refused, told = verdict(guards, screen)
+    assert refused == "block" and f'"{twice[0]}" is still listed more than once' in told
+    assert copies_listed("Delete the recipe Spicy Tacos", screen) == []  # no copies asked for
+    # every to-do row has a "complete box" of its own: no copy of anything
+    _, todo = app_screen("TasksDeleteTask", "Tasks")
+    assert copies_listed("delete the duplicate task", todo) == []
+
+
 def test_a_refused_deletion_is_in_the_trajectory_and_counted(tmp_path: Path) -> None:
     title = TASKS_BY_NAME["TasksDeleteTask"].params(0)["title"]
     device = Simulator(state=TASKS_BY_NAME["TasksDeleteTask"].initial_state(0))
@@ -174,6 +225,7 @@ def test_a_refused_deletion_is_in_the_trajectory_and_counted(tmp_path: Path) -> 
         ("When you get a moment, verify that Wi-Fi is on, and fix it if it is not.", False),
         ("Could you get me connected to wifi again?", False),
         ("Do I have any events on Friday? Answer yes or no.", True),
+        ("Did I spend more than $50.00 on Shoes 201?", True),  # a decimal point ends no question
         ("Is Wi-Fi on? If not, turn it on.", False),
         ("is bluetooth off? it should be", False),
         ("Turn on Wi-Fi and tell me when done", False),
@@ -184,12 +236,16 @@ def test_questions_and_requests_for_a_value_are_told_from_requests(goal: str, as
     assert asks_for_answer(goal) is asks
 
 
-def test_a_question_closed_without_an_answer_goes_back_once() -> None:
+def test_a_question_closed_without_an_answer_is_refused_each_time() -> None:
+    """The model that claims a question done without an answer claims again at once; taken
+    the second time, the run ended `completed` with nothing to show the user."""
     _, screen = app_screen("ContactsPhoneNumber", "Contacts")
     guards = Guards("Find the number saved for Ana Lima.")
-    refused, told = verdict(guards, screen)
-    assert refused == "block" and "`answer`" in told
-    assert verdict(guards, screen) == ("complete", "")
+    for _ in range(3):
+        refused, told = verdict(guards, screen)
+        assert refused == "block" and "`answer`" in told
+    answered = guards.review(TaskComplete(answer="Ana Lima"), None, screen)
+    assert answered.verdict == "complete", answered.notes
 
 
 def test_an_amount_read_off_the_next_row_goes_back_once_naming_both_rows() -> None:
@@ -388,7 +444,12 @@ def test_a_message_the_goal_quotes_must_have_been_on_a_screen() -> None:
 @pytest.mark.parametrize(
     ("goal", "unshown"),
     [
-        ('note "Gift", amount $12.50', ["Gift"]),
+        ('note "Gift", amount $12.50', ["Gift", "12.50"]),
+        # amounts of money as people write them; a whole number or a bare one is no amount
+        ("log 339.79 dollars, then €12,50 and USD 7.05", ["339.79", "12,50", "7.05"]),
+        ("add $30 for lunch, 6.50 km of running", []),
+        # a question's amount need not be on any screen
+        ("Did I spend more than $50.00 on Shoes 201?", []),
         ("«Bonjour toi» and „Hallo du“", ["Bonjour toi", "Hallo du"]),
         # numbers alone are written many ways on screens: "20:27:04", "20h 27m 4s"
         ('set the timer to "20:27:04"', []),
