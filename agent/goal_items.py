@@ -101,6 +101,8 @@ _AMOUNT = re.compile(
     r"|\b(\d[\d,]*[.,]\d{2})\s?(?:[$€£¥₹]|(?:dollars?|euros?|pounds?|bucks|usd|eur|gbp)\b)",
     re.IGNORECASE,
 )
+# A phone number in international form, as people and apps write it: "+39-306-808-6879".
+_PHONE_NUMBER = re.compile(r"\+\d[\d\s().-]{5,}\d")
 # Goals that set a timer, whose duration a screen shows on the way: the entry ("00h 20m 27s")
 # or the running count ("20:27").
 _TIMER_GOAL = re.compile(r"\b(?:timers?|count\s?downs?)\b", re.IGNORECASE)
@@ -320,6 +322,28 @@ def unshown_quotes(goal: str, labels: Iterable[str]) -> list[str]:
 
 def _first_group(found: re.Match[str]) -> str:
     return next(group for group in found.groups() if group is not None)
+
+
+def made_up_values(typed: str, goal: str, labels: Iterable[str]) -> list[str]:
+    """The file names and phone numbers in `typed` that neither the goal nor any of `labels`
+    holds: values a small model makes up (a number "from Bob's last text" it never opened, a
+    new name for a note the goal does not rename). A file name counts as given when its name
+    without the extension is ("a note called groceries" is typed "groceries.md"); a phone
+    number when its digits are, however they are grouped."""
+    texts = [goal, *labels]
+    folded = [_folded(text) for text in texts]
+    digits = [re.sub(r"\D", "", text) for text in texts]
+    made_up = [
+        name
+        for name in _FILE_NAME.findall(typed)
+        if not any(_folded(name.rsplit(".", 1)[0]) in text for text in folded)
+    ]
+    made_up += [
+        number
+        for number in _PHONE_NUMBER.findall(typed)
+        if not any(re.sub(r"\D", "", number) in text for text in digits)
+    ]
+    return made_up
 
 
 def unshown_durations(goal: str, labels: Iterable[str]) -> list[str]:

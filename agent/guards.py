@@ -62,6 +62,10 @@ or clean, explained stops. Each one leaves a GuardNote (kind + reason) in the tr
   C") is looked for on its own, word for word, ignoring case and punctuation. An answer
   that the screen shows only in a row beside the one the goal names ("Fundraising Events 7"
   for "Fundraising Events 5") is pushed back once too.
+- made-up values: typing a file name or a phone number that neither the goal nor any screen
+  of the episode gave is blocked, each time, and the model told to find it first: small
+  models type a number "from Bob's last text" without opening it, or give a note they only
+  edit a new name.
 - risky actions: a target label or typed text with words like pay, delete, send or reset
   needs confirmation; without one the action is refused and the model is told.
 - bad calls: an unusable reply goes back to the model with the reason; a few in a row stop the
@@ -93,6 +97,7 @@ from agent.goal_items import (
     answer_row_mismatch,
     asks_for_answer,
     copies_listed,
+    made_up_values,
     padded_words,
     removal_shown,
     still_open,
@@ -295,6 +300,19 @@ class Guards:
         if isinstance(action, TaskComplete):
             return self._review_claim(action, screen)
         described = prompt.describe_action(action, screen)
+        if isinstance(action, TypeText):
+            made_up = made_up_values(action.text, self._goal_text, self._seen_labels)
+            if made_up:
+                return GuardDecision(
+                    "block",
+                    [
+                        GuardNote(
+                            kind="made_up_value",
+                            reason=f"{_quoted(made_up)} given by neither the goal nor a screen",
+                        )
+                    ],
+                    [prompt.made_up_values(made_up)],
+                )
         if isinstance(action, Tap) and target is not None and target.checked is not None:
             flip = self._review_flip(target, screen, described)
             if flip is not None:

@@ -313,6 +313,15 @@ def answer_from_other_row(answer: str, read_from: str, asked_about: str) -> str:
     )
 
 
+def made_up_values(values: Sequence[str]) -> str:
+    """Typing a file name or phone number that neither the goal nor any screen gave."""
+    quoted = _and_list([f'"{value}"' for value in values])
+    return (
+        f"Not typed: neither the goal nor any screen so far gave {quoted}. Type only values the "
+        "goal gives or a screen shows: open the message, contact or list that holds it first."
+    )
+
+
 def answer_unseen(part: str) -> str:
     return (
         f'Not accepted yet: no screen in this task showed "{part}". Open the screen that '

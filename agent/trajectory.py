@@ -31,6 +31,7 @@ GuardKind = Literal[
     "goal_state",
     "completion_check",
     "answer_check",
+    "made_up_value",
     "self_undo",
     "off_goal",
     "repeat",

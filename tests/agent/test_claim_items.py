@@ -9,12 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from agent.actions import Tap, TaskComplete, TypeText
+from agent.actions import PressKey, Tap, TaskComplete, TypeText
 from agent.execute import execute
 from agent.goal_items import (
     answer_row_mismatch,
     asks_for_answer,
     copies_listed,
+    made_up_values,
     marks_done,
     removal_shown,
     unshown_durations,
@@ -187,6 +188,59 @@ def test_a_goal_that_deletes_copies_is_refused_while_a_row_is_listed_twice(
     # every to-do row has a "complete box" of its own: no copy of anything
     _, todo = app_screen("TasksDeleteTask", "Tasks")
     assert copies_listed("delete the duplicate task", todo) == []
+
+
+@pytest.mark.parametrize(
+    ("typed", "goal", "labels", "made_up"),
+    [
+        # a new name for the note the goal only edits
+        (
+            "workout_log_2020.md",
+            "Edit study_notes_2017.md: add a line",
+            ["study_notes_2017.md"],
+            ["workout_log_2020.md"],
+        ),
+        # the number is in a text the model never opened
+        (
+            "+35151515151",
+            "Save Iñaki; the number is in Bob Chen's last text",
+            ["Bob Chen"],
+            ["+35151515151"],
+        ),
+        # given: by the goal without its extension, or by a screen, grouped another way
+        ("groceries.md", "Create a note called groceries in Markor", [], []),
+        ("+351 968-685-927", "Save Iñaki", ["Bob Chen, Call me at +351968685927"], []),
+        ("Call +34 612 345 678", "Add an event to call Ana", ["Phone: +34 612 345 678"], []),
+        # times, dates and amounts are no phone numbers
+        ("See you at 8:30 on 2024-10-15, it's $258.51", "text Ana", [], []),
+    ],
+)
+def test_a_file_name_or_phone_number_typed_must_be_given(
+    typed: str, goal: str, labels: list[str], made_up: list[str]
+) -> None:
+    assert made_up_values(typed, goal, labels) == made_up
+
+
+def test_typing_a_number_no_screen_showed_is_blocked_until_one_does() -> None:
+    """The model creates the contact with a number it made up instead of reading Bob Chen's
+    text: the number is not typed. Once the text was on a screen, its number is."""
+    task = TASKS_BY_NAME["ContactsAddContactFromSms"]
+    params = task.params(0)
+    guards = Guards(
+        f"Create a contact for {params['name']}; the number is in Bob Chen's last text."
+    )
+    device, contacts = app_screen("ContactsAddContactFromSms", "Contacts")
+    field = contacts.elements[0]
+    made_up = guards.review(TypeText(text="+35151515151", index=field.index), field, contacts)
+    assert made_up.verdict == "block"
+    assert made_up.notes[0].kind == "made_up_value"
+    assert '"+35151515151"' in made_up.feedback[0]
+    device.open_app("Messages")
+    allow = next(e for e in Screen.parse(device.dump_xml()).elements if e.label == "Allow")
+    device.tap(*allow.center)
+    guards.review(PressKey(key="back"), None, Screen.parse(device.dump_xml()))  # the text read
+    read = guards.review(TypeText(text=params["phone"], index=field.index), field, contacts)
+    assert read.verdict == "allow", read.notes
 
 
 def test_a_refused_deletion_is_in_the_trajectory_and_counted(tmp_path: Path) -> None:
@@ -537,9 +591,8 @@ def test_a_rename_claimed_before_the_new_name_was_on_a_screen_is_refused(
             tap("Show roots"),
             tap("Pixel 7"),
             tap("Movies"),
-            *rename("home_video_0643.mp4", "home_video_0643_new.mp4"),  # not the goal's name
-            call("task_complete", success=True),
-            *rename("home_video_0643_new.mp4", "home_video_0643_old.mp4"),
+            call("task_complete", success=True),  # the file found, not yet renamed
+            *rename("home_video_0643.mp4", "home_video_0643_old.mp4"),
             call("task_complete", success=True),
         ],
         tmp_path / "t.jsonl",
