@@ -247,13 +247,19 @@ def removal_shown(goal: str, screen: Screen) -> list[str]:
     return shown
 
 
+def deletes_copies(goal: str) -> bool:
+    """Whether the goal asks to delete the copies of items ("delete the duplicate recipes"):
+    the goals whose claims `copies_listed` reads."""
+    return bool(_COPIES.search(goal) and _REMOVAL.search(goal)) and not asks_for_answer(goal)
+
+
 def copies_listed(goal: str, screen: Screen) -> list[str]:
     """The rows `screen` lists more than once, word for word, when the goal deletes copies: a
     claim of success on this screen is contradicted by each. Only rows of items count, whose
     labels hold more than the title ("Recipe photo, Spicy Tacos, Soup that night owls love.",
     "Dinner Party 704, Social · Oct 11, 2024, 376.18, $"): a control repeated on every row
     ("complete box") is no copy."""
-    if not _COPIES.search(goal) or not _REMOVAL.search(goal) or asks_for_answer(goal):
+    if not deletes_copies(goal):
         return []
     rows = Counter(
         element.label

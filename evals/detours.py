@@ -34,6 +34,8 @@ from agent.actions import TaskComplete
 from agent.execute import execute
 from agent.goal_items import (
     asks_for_answer,
+    copies_listed,
+    deletes_copies,
     deletes_items,
     marks_done,
     removal_shown,
@@ -187,6 +189,7 @@ def refusable(goal: str) -> bool:
     return (
         _switches_only(goal)
         or deletes_items(goal)
+        or deletes_copies(goal)
         or marks_done(goal)
         or every_switch(goal) is not None
         or asks_for_answer(goal)
@@ -199,13 +202,15 @@ def refusable(goal: str) -> bool:
 def refused_here(goal: str, screen: Screen, shown: Iterable[str]) -> bool:
     """Whether the loop turns down a claim made on `screen` before the goal is reached, the
     episode's screens having shown the labels `shown`: always for switches and questions;
-    while the screen lists an item to delete, an item to mark done as still open, or a switch
+    while the screen lists an item to delete, an item twice where the goal deletes copies, an
+    item to mark done as still open, or a switch
     of the kind the goal asks every one of in the other state; and for a quoted text, a
     timer's duration or an alarm's time none of the labels holds."""
     return (
         _switches_only(goal)
         or asks_for_answer(goal)
         or bool(removal_shown(goal, screen))
+        or bool(copies_listed(goal, screen))
         or bool(still_open(goal, screen))
         or _every_switch_left(goal, screen)
         or bool(unshown_quotes(goal, shown))

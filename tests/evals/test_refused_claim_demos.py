@@ -49,6 +49,13 @@ def scripted(target: dict[str, Any]) -> Scripted:
         ("ClockTimerStart", 1, True, prompt.duration_unshown(["11 minutes and 49 seconds"])),
         # the alarm found at its old time, not yet moved to the new one
         ("ClockAlarmChangeTime", 2, False, prompt.alarm_time_unshown(["7:41 AM"])),
+        # the list with the copy still in it
+        (
+            "RecipeDeleteDuplicateRecipes",
+            1,
+            True,
+            prompt.copies_listed(["Recipe photo, Vegan Chicken Curry, Rich bowl for the weekend."]),
+        ),
     ],
 )
 def test_the_recorded_requests_are_what_the_loop_sends_after_refusing_the_claim(
@@ -112,6 +119,7 @@ def test_claims_are_planned_for_a_share_of_the_seeds_of_goals_the_loop_checks() 
         "MarkorEditNote",
         "ClockTimerStart",
         "ClockAlarmChangeTime",
+        "RecipeDeleteDuplicateRecipes",
     } <= by_task
     assert not by_task & {"ClockStopWatchRunning", "ContactsAddContact", "TurnOnWifiAndOpenApp"}
     for episode in claims:
