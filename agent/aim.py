@@ -18,8 +18,8 @@ label, a row around its text) is taken as the model's own way of reaching it.
 A repeated label is told apart by the row it sits in: `Tap "complete box" by "Book flights to
 Osaka".` names the one "complete box" in the row of the one element so labelled (a row is the
 height of an element: what spans the control's middle is in its row). When the call taps
-another "complete box", it is aimed at that one, on the same terms: the goal names the row the
-words name and nothing in the row the index points at.
+another "complete box", it is aimed at the named row's, on the same terms: the goal names the
+row the words name and nothing in the row the index points at.
 """
 
 from __future__ import annotations

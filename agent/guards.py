@@ -16,8 +16,8 @@ or clean, explained stops. Each one leaves a GuardNote (kind + reason) in the tr
   read only in part ("turn on Wi-Fi, then open Clock") are checked on the parts read; goals
   not read at all are accepted as claimed. Counts ("delete 3 expenses") are not checked: a
   list seen in pieces, scrolled and with look-alike rows, does not tell how many went. But a
-  goal that deletes items it names ("Delete the task Book flights to Osaka") is refused, each
-  time, while the screen of the claim still lists one of them by its exact title
+  goal that deletes items it names ("Delete the task Book flights to Osaka"), or every note,
+  is refused, each time, while the screen of the claim still lists one of them by its exact title
   (`agent.goal_items`); small models delete the neighbouring row and call it done. A goal that
   marks named to-dos done is refused the same way while the screen lists one as open; a
   text, file name or amount of money the goal gives must have been on some screen; and a
