@@ -230,6 +230,7 @@ def test_typing_a_number_no_screen_showed_is_blocked_until_one_does() -> None:
         f"Create a contact for {params['name']}; the number is in Bob Chen's last text."
     )
     device, contacts = app_screen("ContactsAddContactFromSms", "Contacts")
+    # the guard reads what is typed, not where: any element stands for the phone field
     field = contacts.elements[0]
     made_up = guards.review(TypeText(text="+35151515151", index=field.index), field, contacts)
     assert made_up.verdict == "block"
