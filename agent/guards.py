@@ -115,7 +115,7 @@ from agent.goal_switches import (
     normalize_name,
 )
 from agent.screen import Element, Screen
-from agent.trajectory import GuardNote, StopReason, Verdict
+from agent.trajectory import GuardKind, GuardNote, StopReason, Verdict
 
 # Asks a person whether to go ahead with a risky action described in one line.
 Confirm = Callable[[str], bool]
@@ -303,15 +303,10 @@ class Guards:
         if isinstance(action, TypeText):
             made_up = made_up_values(action.text, self._goal_text, self._seen_labels)
             if made_up:
-                return GuardDecision(
-                    "block",
-                    [
-                        GuardNote(
-                            kind="made_up_value",
-                            reason=f"{_quoted(made_up)} given by neither the goal nor a screen",
-                        )
-                    ],
-                    [prompt.made_up_values(made_up)],
+                return _blocked(
+                    "made_up_value",
+                    f"{_quoted(made_up)} given by neither the goal nor a screen",
+                    prompt.made_up_values(made_up),
                 )
         if isinstance(action, Tap) and target is not None and target.checked is not None:
             flip = self._review_flip(target, screen, described)
@@ -517,15 +512,10 @@ class Guards:
             # is not read here.
             self._unlooked_pushed_back = True
             named = ", ".join(sorted(self._named_switches))
-            return GuardDecision(
-                "block",
-                [
-                    GuardNote(
-                        kind="completion_check",
-                        reason=f"no screen showed {named}, which the goal names; pushed back",
-                    )
-                ],
-                [prompt.named_switch_unseen(named)],
+            return _blocked(
+                "completion_check",
+                f"no screen showed {named}, which the goal names; pushed back",
+                prompt.named_switch_unseen(named),
             )
         if action.answer:
             return self._review_answer(action.answer, screen)
@@ -538,16 +528,11 @@ class Guards:
         if mismatch is not None and not self._wrong_row_pushed_back:
             self._wrong_row_pushed_back = True
             read_from, asked_about = mismatch
-            return GuardDecision(
-                "block",
-                [
-                    GuardNote(
-                        kind="answer_check",
-                        reason=f"the answer is in the row {_quoted([read_from])}, the goal "
-                        f"names {_quoted([asked_about])}; pushed back",
-                    )
-                ],
-                [prompt.answer_from_other_row(answer, read_from, asked_about)],
+            return _blocked(
+                "answer_check",
+                f"the answer is in the row {_quoted([read_from])}, the goal names "
+                f"{_quoted([asked_about])}; pushed back",
+                prompt.answer_from_other_row(answer, read_from, asked_about),
             )
         unseen = unseen_answer_parts(answer, self._seen_labels | {self._goal_text})
         if not unseen:
@@ -558,11 +543,7 @@ class Guards:
                 "complete", [GuardNote(kind="answer_check", reason=reason + "; answered again")]
             )
         self._answer_pushed_back = True
-        return GuardDecision(
-            "block",
-            [GuardNote(kind="answer_check", reason=reason + "; pushed back")],
-            [prompt.answer_unseen(unseen[0])],
-        )
+        return _blocked("answer_check", reason + "; pushed back", prompt.answer_unseen(unseen[0]))
 
     def _review_flip(
         self, element: Element, screen: Screen, described: str
@@ -600,10 +581,8 @@ class Guards:
             note = GuardNote(kind="self_undo", reason=reason + ", again")
             return GuardDecision("stop", [note], stop_reason="undo_detected")
         self._undo_blocked = True
-        return GuardDecision(
-            "block",
-            [GuardNote(kind="self_undo", reason=reason + "; blocked")],
-            [prompt.undo_blocked(title, state, described)],
+        return _blocked(
+            "self_undo", reason + "; blocked", prompt.undo_blocked(title, state, described)
         )
 
     def _review_off_goal(
@@ -618,27 +597,25 @@ class Guards:
         if switch in self._named_switches:
             return None
         named = ", ".join(sorted(self._named_switches))
-        return GuardDecision(
-            "block",
-            [GuardNote(kind="off_goal", reason=f"{title} is not in the goal ({named}); blocked")],
-            [prompt.off_goal_switch(title, named, described)],
+        return _blocked(
+            "off_goal",
+            f"{title} is not in the goal ({named}); blocked",
+            prompt.off_goal_switch(title, named, described),
         )
 
     def _review_risky(self, described: str, word: str) -> GuardDecision:
         if self._confirm is None:
-            return GuardDecision(
-                "block",
-                [GuardNote(kind="risky", reason=f'"{word}": refused, no confirmation possible')],
-                [prompt.risky_unconfirmable(described, word)],
+            return _blocked(
+                "risky",
+                f'"{word}": refused, no confirmation possible',
+                prompt.risky_unconfirmable(described, word),
             )
         if self._confirm(described):
             return GuardDecision(
                 "allow", [GuardNote(kind="risky", reason=f'"{word}": confirmed by the user')]
             )
-        return GuardDecision(
-            "block",
-            [GuardNote(kind="risky", reason=f'"{word}": declined by the user')],
-            [prompt.risky_declined(described)],
+        return _blocked(
+            "risky", f'"{word}": declined by the user', prompt.risky_declined(described)
         )
 
     def _escalate_or_stop(self, note: GuardNote, message: str, *, block: bool) -> GuardDecision:
@@ -707,12 +684,14 @@ def _turned_as_asked(
     return turned
 
 
+def _blocked(kind: GuardKind, reason: str, message: str) -> GuardDecision:
+    """An action turned down: the trajectory's note says `reason`, the model reads `message`."""
+    return GuardDecision("block", [GuardNote(kind=kind, reason=reason)], [message])
+
+
 def _refused_claim(why: str, message: str) -> GuardDecision:
-    """A success claim turned down, every time it is made: the trajectory's note says `why`,
-    the model reads `message`."""
-    return GuardDecision(
-        "block", [GuardNote(kind="completion_check", reason=f"{why}: refused")], [message]
-    )
+    """A success claim turned down, every time it is made."""
+    return _blocked("completion_check", f"{why}: refused", message)
 
 
 def _quoted(titles: list[str]) -> str:

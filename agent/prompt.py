@@ -241,22 +241,17 @@ def completion_refused(missing: Sequence[str], undone: Sequence[str] = ()) -> st
 
 def still_listed(titles: Sequence[str]) -> str:
     """A success claim on a screen that still lists what the goal asks to delete."""
-    return _still_listed(titles, "", "delete {}", "Delete")
+    return _still_listed(titles, "", "delete {}", "Delete exactly what the goal names")
 
 
 def copies_listed(labels: Sequence[str]) -> str:
     """A success claim on a screen that lists an item twice, for a goal that deletes copies."""
-    quoted = _and_list([f'"{label}"' for label in labels])
-    return (
-        f"Not done yet: {quoted} {'is' if len(labels) == 1 else 'are'} still listed more than "
-        "once, and the goal asks to delete the copies. Delete one of each pair, or call "
-        "task_complete(success=false) if it cannot be done."
-    )
+    return _still_listed(labels, " more than once", "delete the copies", "Delete one of each pair")
 
 
 def still_open(titles: Sequence[str]) -> str:
     """A success claim on a screen that still lists what the goal asks to mark done as open."""
-    return _still_listed(titles, " as not done", "mark {} done", "Mark")
+    return _still_listed(titles, " as not done", "mark {} done", "Mark exactly what the goal names")
 
 
 def _still_listed(titles: Sequence[str], listed_as: str, asked: str, redo: str) -> str:
@@ -264,7 +259,7 @@ def _still_listed(titles: Sequence[str], listed_as: str, asked: str, redo: str) 
     quoted = _and_list([f'"{title}"' for title in titles])
     return (
         f"Not done yet: {quoted} {'is' if one else 'are'} still listed{listed_as}, and the goal "
-        f"asks to {asked.format('it' if one else 'them')}. {redo} exactly what the goal names, "
+        f"asks to {asked.format('it' if one else 'them')}. {redo}, "
         "or call task_complete(success=false) if it cannot be done."
     )
 
