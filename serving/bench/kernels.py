@@ -4,9 +4,10 @@ token's matrices against what plain reads of memory reach.
 Every int4 matrix a token passes through in the served model (fused q/k/v, attention output,
 fused gate/up, down, the tied output head), with random weights in torch's packed layout, is
 multiplied by each kernel at a few row counts: torch's `_weight_int4pack_mm_for_cpu`
-(`tinygemm`), each build of ours this machine runs (`avx2`, `avx512`, `avx512_vnni`, `amx`),
-the many-row path the plan takes (`prefill`: our AMX tile products where the AMX build runs,
-else dequantize + GEMM) and the same matrix in bf16 (`bf16`, what the bf16 build multiplies).
+(`tinygemm`), each build of ours this machine runs (`avx2`, `avx512`, `avx512_vnni`,
+`avx512_bf16`, `amx`), the many-row path the plan takes (`prefill`: our panel products where
+the AVX512-BF16 or AMX build runs, else dequantize + GEMM) and the same matrix in bf16
+(`bf16`, what the bf16 build multiplies).
 From PREFILL_ROWS rows on only `prefill` and `bf16` run, on the layers' matrices: the few-row
 kernels are not meant for that many rows, and vLLM multiplies the head for the last position
 of each sequence only. Each time is a median; the per-token figure adds the matrices up, each as
@@ -122,7 +123,7 @@ def _kernels() -> tuple[dict[str, Kernel], str]:
 
 def _from_first_row(plan: int4pack.KernelPlan) -> int4pack.KernelPlan:
     return int4pack.KernelPlan(
-        plan.layout, plan.few_rows, 0, plan.prefill_dtype, plan.reason, plan.tiles
+        plan.layout, plan.few_rows, 0, plan.prefill_dtype, plan.reason, plan.panels
     )
 
 

@@ -1,13 +1,14 @@
 """Our CPU kernels, compiled on first use and loaded as torch ops: the int4 products of W4A16
-layers (`int4_kernel.cpp`, and `int4_amx.cpp` for many rows on AMX tiles) and the int8 product
-of its vocabulary table (`int8_kernel.cpp`).
+layers (`int4_kernel.cpp`, and `int4_panels.cpp` for many rows on CPUs with bf16 arithmetic)
+and the int8 product of its vocabulary table (`int8_kernel.cpp`).
 
 It is compiled on the machine that runs it (torch's extension builder, into our cache folder,
 keyed on torch's version and the instruction set, so later processes only load it), for the
 layout torch packs int4 weights in there: blocks of 32 rows on AVX2 (built with AVX2), blocks of
 64 rows where torch runs its AVX-512 code (built with AVX-512BW, or with AVX512-VNNI and VBMI
-where the CPU has them: the same sums in fewer instructions; with AMX-BF16 too, the same and
-prefill on AMX tiles). `load()` gives the best build the
+where the CPU has them: the same sums in fewer instructions; with AVX512-BF16 too, the same and
+prefill on panels of bf16 weights dequantized into L2, multiplied on AMX tiles where the CPU has
+AMX-BF16). `load()` gives the best build the
 CPU runs; where torch packs otherwise (its portable build), the CPU lacks the instructions, or no
 C++ compiler is at hand, it says why and the caller keeps torch's kernel. Each build registers
 its ops under a namespace of its own, so every build a CPU runs can be loaded side by side
@@ -34,13 +35,13 @@ from serving.quantization.int4_layout import PackLayout, native_layout
 
 SOURCES = tuple(
     Path(__file__).with_name(name)
-    for name in ("int4_kernel.cpp", "int4_amx.cpp", "int8_kernel.cpp")
+    for name in ("int4_kernel.cpp", "int4_panels.cpp", "int8_kernel.cpp")
 )
 LIBRARY_NAME = "phone_agent_int4"
 # The scale tables it reads: those of bf16 and fp32 activations (fp16 stays on torch's kernel).
 SCALE_DTYPES = (torch.bfloat16, torch.float32)
 
-Variant = Literal["avx2", "avx512", "avx512_vnni", "amx"]
+Variant = Literal["avx2", "avx512", "avx512_vnni", "avx512_bf16", "amx"]
 
 
 @dataclass(frozen=True)
@@ -54,8 +55,13 @@ class _Build:
     label: str
 
     @property
+    def panels(self) -> bool:
+        """Whether the build multiplies many rows on panels dequantized into L2 (`panel_mm`)."""
+        return "avx512_bf16" in self.cpu_flags
+
+    @property
     def tiles(self) -> bool:
-        """Whether the build multiplies many rows on AMX tiles (`tile_mm`)."""
+        """Whether the build multiplies those panels on AMX tiles."""
         return "amx_tile" in self.cpu_flags
 
 
@@ -73,7 +79,25 @@ _BUILDS: dict[Variant, _Build] = {
         ("-mavx2", "-mfma", "-mavx512f", "-mavx512bw", "-mavx512vnni", "-mavx512vbmi"),
         "AVX-512 VNNI",
     ),
-    # The VNNI build's few-row kernel, and many rows on AMX tiles (`tile_mm`, int4_amx.cpp).
+    # The VNNI build's few-row kernel, and many rows on panels (`panel_mm`, int4_panels.cpp)
+    # multiplied by AVX512-BF16 dot products (AMD Zen 4) ...
+    "avx512_bf16": _Build(
+        64,
+        frozenset(
+            {"avx2", "fma", "avx512f", "avx512bw", "avx512_vnni", "avx512vbmi", "avx512_bf16"}
+        ),
+        (
+            "-mavx2",
+            "-mfma",
+            "-mavx512f",
+            "-mavx512bw",
+            "-mavx512vnni",
+            "-mavx512vbmi",
+            "-mavx512bf16",
+        ),
+        "AVX-512 BF16",
+    ),
+    # ... or on AMX tiles (Intel Sapphire Rapids and later).
     "amx": _Build(
         64,
         frozenset(
@@ -122,9 +146,9 @@ class KernelStatus:
         return _BUILDS[self.variant].label if self.variant is not None else "none"
 
     @property
-    def tiles(self) -> bool:
-        """Whether this build multiplies many rows on AMX tiles."""
-        return self.variant is not None and _BUILDS[self.variant].tiles
+    def panels(self) -> bool:
+        """Whether this build multiplies many rows on panels dequantized into L2."""
+        return self.variant is not None and _BUILDS[self.variant].panels
 
 
 def _reading(layout: PackLayout) -> list[Variant]:
@@ -316,30 +340,31 @@ def linear(
     group_size: int,
     prefill_min_rows: int,
     prefill_dtype: torch.dtype,
-    tiles: bool,
+    panels: bool,
     variant: Variant,
 ) -> torch.Tensor:
     """x [M, K] times the packed weight in one op: `int4_mm` below `prefill_min_rows` rows; from
-    there `tile_mm` where `tiles` (the AMX build), else `dequantize_rows` a step of output rows
-    at a time and a `prefill_dtype` GEMM."""
+    there `panel_mm` where `panels` (the AVX512-BF16 and AMX builds), else `dequantize_rows` a
+    step of output rows at a time and a `prefill_dtype` GEMM."""
     out: torch.Tensor = _ops(variant).linear(
-        x, packed, scale_zero, group_size, prefill_min_rows, prefill_dtype, tiles
+        x, packed, scale_zero, group_size, prefill_min_rows, prefill_dtype, panels
     )
     return out
 
 
-def tile_mm(
+def panel_mm(
     x: torch.Tensor,
     packed: torch.Tensor,
     scale_zero: torch.Tensor,
     group_size: int,
     variant: Variant,
 ) -> torch.Tensor:
-    """bf16 x [M, K] times the packed weight on AMX tiles (the AMX build): each thread
-    dequantizes 64 output rows at a time to bf16 into its L2 cache, in the tiles' layout, while
-    the tiles multiply the 64 before; the same weights as `dequantize_rows` in bf16, products
-    summed in fp32, the result rounded to bf16 once."""
-    out: torch.Tensor = _ops(variant).tile_mm(x, packed, scale_zero, group_size)
+    """bf16 x [M, K] times the packed weight on panels (the AVX512-BF16 and AMX builds): each
+    thread dequantizes 64 output rows at a time to bf16 into its L2 cache and multiplies x by
+    them, with AVX512-BF16 dot products or, on the AMX build, on tiles while it dequantizes the
+    next 64; the same weights as `dequantize_rows` in bf16, products summed in fp32, the result
+    rounded to bf16 once."""
+    out: torch.Tensor = _ops(variant).panel_mm(x, packed, scale_zero, group_size)
     return out
 
 

@@ -57,12 +57,12 @@ __attribute__((visibility("hidden"))) void parallel_chunks(
 }
 }  // namespace PHONE_AGENT_INT4_OPS
 
-#if defined(__AMX_TILE__) && defined(__AMX_BF16__) && defined(__AVX512BF16__)
-#define PHONE_AGENT_TILES
-// Many rows on AMX tiles (int4_amx.cpp).
+#if defined(__AVX512BF16__)
+#define PHONE_AGENT_PANELS
+// Many rows on panels dequantized into L2 (int4_panels.cpp).
 namespace PHONE_AGENT_INT4_OPS {
-at::Tensor tile_mm(const at::Tensor& x, const at::Tensor& packed, const at::Tensor& scale_zero,
-                   int64_t group_size);
+at::Tensor panel_mm(const at::Tensor& x, const at::Tensor& packed, const at::Tensor& scale_zero,
+                    int64_t group_size);
 }  // namespace PHONE_AGENT_INT4_OPS
 #endif
 
@@ -649,19 +649,19 @@ at::Tensor dequantize_rows(const at::Tensor& packed, const at::Tensor& scale_zer
 constexpr int64_t kDequantizeStepBytes = 1 << 20;
 
 // x [M, K] times the weight on the plan's path: below `prefill_min_rows` rows `int4_mm`; from
-// there on AMX tiles where `tiles` (builds for AMX only; bf16 x), else with the weight
-// dequantized a step of output rows at a time into `prefill_dtype` and multiplied by the GEMM.
-// One op for all, so that decode pays one dispatch per matrix and no Python on the way (a
-// Python custom op cost 30 us a call, 3 ms of a decoded token's 111).
+// there on panels dequantized into L2 where `panels` (builds for AVX512-BF16 only; bf16 x), else
+// with the weight dequantized a step of output rows at a time into `prefill_dtype` and
+// multiplied by the GEMM. One op for all, so that decode pays one dispatch per matrix and no
+// Python on the way (a Python custom op cost 30 us a call, 3 ms of a decoded token's 111).
 at::Tensor linear(const at::Tensor& x, const at::Tensor& packed, const at::Tensor& scale_zero,
                   int64_t group_size, int64_t prefill_min_rows, at::ScalarType prefill_dtype,
-                  bool tiles) {
+                  bool panels) {
   if (x.size(0) < prefill_min_rows) return int4_mm(x, packed, scale_zero, group_size);
-  if (tiles && x.scalar_type() == at::kBFloat16) {
-#if defined(PHONE_AGENT_TILES)
-    return PHONE_AGENT_INT4_OPS::tile_mm(x, packed, scale_zero, group_size);
+  if (panels && x.scalar_type() == at::kBFloat16) {
+#if defined(PHONE_AGENT_PANELS)
+    return PHONE_AGENT_INT4_OPS::panel_mm(x, packed, scale_zero, group_size);
 #else
-    TORCH_CHECK(false, "linear: this build has no AMX tile products");
+    TORCH_CHECK(false, "linear: this build has no panel products");
 #endif
   }
   const int64_t n_size = packed.size(0), k_size = packed.size(1) * 2;
@@ -729,7 +729,7 @@ OPS_LIBRARY(PHONE_AGENT_INT4_OPS, library) {
       "ScalarType dtype) -> Tensor");
   library.def(
       "linear(Tensor x, Tensor packed, Tensor scale_zero, int group_size, int prefill_min_rows, "
-      "ScalarType prefill_dtype, bool tiles) -> Tensor");
+      "ScalarType prefill_dtype, bool panels) -> Tensor");
   library.def("sum_words(Tensor data) -> int");
 }
 

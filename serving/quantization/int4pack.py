@@ -4,8 +4,9 @@ Decode runs on our int4 kernel (`cpu_kernels`, AVX2 or AVX-512) where it applies
 `_weight_int4pack_mm_for_cpu` (tinygemm); both read the same packed tensor. Their cost grows
 with the number of rows they multiply, so from the plan's `prefill_min_rows` rows the weight is
 dequantized from that same packed tensor, a block of output rows at a time, and multiplied by
-the ordinary GEMM, or, on our AMX build, by the AMX tiles as each thread dequantizes its next
-64 rows into its L2 cache: no second copy of the weights is kept, and the transient block stays
+the ordinary GEMM, or, on our builds for CPUs with bf16 arithmetic, on panels: each thread
+dequantizes 64 rows at a time into its L2 cache and multiplies them there (AVX512-BF16 dot
+products, or AMX tiles): no second copy of the weights is kept, and the transient block stays
 at most a few MB. Which kernel, which threshold, which GEMM precision and which packed
 layout are decided once per process when the weights load (`KernelPlan`), never in a forward.
 
@@ -119,11 +120,13 @@ def dequantize_transposed(
 TINYGEMM_PREFILL_MIN_ROWS = 64
 OUR_KERNEL_PREFILL_MIN_ROWS = 256
 OUR_KERNEL_BF16_PREFILL_MIN_ROWS = 32
-OUR_KERNEL_TILES_PREFILL_MIN_ROWS = 12
+# AVX512-BF16 dot products on panels (a 2-core Zen 4, a layer's matrices, bf16): 2.9 / 3.9 / 5.7
+# / 9.4 ms at 4 / 8 / 16 / 32 rows against 1.2 / 2.4 / 4.6 / 9.1 ms for our few-row kernel.
+OUR_KERNEL_PANELS_PREFILL_MIN_ROWS: dict[cpu_kernels.Variant, int] = {"amx": 12, "avx512_bf16": 32}
 # The baseline path: torch's kernel at every row count, never dequantize.
 NEVER_DEQUANTIZE = 2**62
 
-FewRowKernelName = Literal["avx2", "avx512", "avx512_vnni", "amx", "tinygemm"]
+FewRowKernelName = Literal["avx2", "avx512", "avx512_vnni", "avx512_bf16", "amx", "tinygemm"]
 # `adaptive`: the fastest kernel for each row count on this machine; `tinygemm`: torch's kernel
 # for every row count, the baseline `adaptive` is measured against.
 KernelPath = Literal["adaptive", "tinygemm"]
@@ -143,22 +146,24 @@ class KernelPlan:
     prefill_min_rows: int  # from here on: dequantize + GEMM in `prefill_dtype`
     prefill_dtype: torch.dtype
     reason: str  # why this few-row kernel, for the server's log
-    # From `prefill_min_rows` on: our AMX build's tile products (dequantized into L2 as they
-    # go) instead of dequantize + GEMM.
-    tiles: bool = False
+    # From `prefill_min_rows` on: our panel products (weights dequantized into L2 as they go;
+    # AVX512-BF16 and AMX builds) instead of dequantize + GEMM.
+    panels: bool = False
 
     def describe(self) -> str:
         kernel = {
             "avx2": "our AVX2 kernel",
             "avx512": "our AVX-512 kernel",
             "avx512_vnni": "our AVX-512 VNNI kernel",
+            "avx512_bf16": "our AVX-512 VNNI kernel (AVX-512 BF16 build)",
             "amx": "our AVX-512 VNNI kernel (AMX build)",
             "tinygemm": "torch's int4 kernel (tinygemm)",
         }[self.few_rows]
         if self.prefill_min_rows >= NEVER_DEQUANTIZE:
             return f"W4A16 on {kernel} for every row count ({self.reason})"
-        if self.tiles:
-            many = "our AMX tile products"
+        if self.panels:
+            on = "AMX tile" if self.few_rows == "amx" else "AVX512-BF16 panel"
+            many = f"our {on} products"
         else:
             many = f"dequantize + {str(self.prefill_dtype).removeprefix('torch.')} GEMM"
         return (
@@ -193,10 +198,9 @@ def choose_plan(
     if activations not in cpu_kernels.SCALE_DTYPES:
         reason = f"our int4 kernel takes no {activations} scales"
         return KernelPlan(layout, "tinygemm", TINYGEMM_PREFILL_MIN_ROWS, prefill, reason)
-    if ours.tiles and prefill == torch.bfloat16:
-        return KernelPlan(
-            layout, ours.variant, OUR_KERNEL_TILES_PREFILL_MIN_ROWS, prefill, ours.reason, True
-        )
+    if ours.panels and prefill == torch.bfloat16:
+        threshold = OUR_KERNEL_PANELS_PREFILL_MIN_ROWS[ours.variant]
+        return KernelPlan(layout, ours.variant, threshold, prefill, ours.reason, True)
     threshold = (
         OUR_KERNEL_BF16_PREFILL_MIN_ROWS
         if prefill == torch.bfloat16
@@ -292,7 +296,7 @@ def linear(
             group_size,
             plan.prefill_min_rows,
             plan.prefill_dtype,
-            plan.tiles,
+            plan.panels,
             plan.few_rows,
         )
     result: torch.Tensor = torch.ops.phone_agent.w4a16_linear_tinygemm(

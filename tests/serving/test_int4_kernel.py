@@ -177,9 +177,9 @@ def test_a_lock_left_by_a_killed_build_is_cleared_and_a_live_one_kept(tmp_path) 
 
 
 def test_the_library_is_built_per_instruction_set_and_torch_version() -> None:
-    variants = ("avx2", "avx512", "avx512_vnni", "amx")
+    variants = ("avx2", "avx512", "avx512_vnni", "avx512_bf16", "amx")
     names = {cpu_kernels.build_directory(variant).name for variant in variants}
-    assert len(names) == 4
+    assert len(names) == 5
     assert all(name.endswith(f"-torch-{torch.__version__}") for name in names)
 
 
@@ -241,9 +241,10 @@ def test_the_fastest_build_the_cpu_runs_comes_first() -> None:
     vnni = avx512 | {"avx512_vnni", "avx512vbmi"}
     amx = vnni | {"avx512_bf16", "amx_tile", "amx_bf16"}
     layout = int4_layout.AVX512_LAYOUT
-    assert cpu_kernels.variants_for(layout, amx) == ["amx", "avx512_vnni", "avx512"]
-    # AVX512-BF16 without AMX (AMD Zen 4): no tiles to multiply on.
-    assert cpu_kernels.variants_for(layout, vnni | {"avx512_bf16"}) == ["avx512_vnni", "avx512"]
+    bf16 = vnni | {"avx512_bf16"}
+    assert cpu_kernels.variants_for(layout, amx) == ["amx", "avx512_bf16", "avx512_vnni", "avx512"]
+    # AVX512-BF16 without AMX (AMD Zen 4): its panels multiplied by vector dot products.
+    assert cpu_kernels.variants_for(layout, bf16) == ["avx512_bf16", "avx512_vnni", "avx512"]
     assert cpu_kernels.variants_for(layout, vnni) == ["avx512_vnni", "avx512"]
     assert cpu_kernels.variants_for(layout, avx512) == ["avx512"]
     # VNNI without VBMI (Cascade Lake) has no byte permute across the vector: AVX-512BW.
@@ -293,14 +294,15 @@ def test_every_build_for_one_layout_gives_the_same_bits(group: int) -> None:
     )
 
 
-# -- many rows on AMX tiles (the AMX build) ------------------------------------------------------
+# -- many rows on panels (the AVX512-BF16 and AMX builds) ----------------------------------------
 
 
-@pytest.fixture(scope="module")
-def tiles() -> cpu_kernels.KernelStatus:
-    builds = [build for build in cpu_kernels.loadable_variants() if build.tiles]
+@pytest.fixture(scope="module", params=["avx512_bf16", "amx"])
+def panels(request: pytest.FixtureRequest) -> cpu_kernels.KernelStatus:
+    """Each build with panel products that runs here: vector dot products, AMX tiles."""
+    builds = [build for build in cpu_kernels.loadable_variants() if build.variant == request.param]
     if not builds:
-        pytest.skip(f"no AMX build runs here ({MACHINE_VARIANTS or UNSUPPORTED})")
+        pytest.skip(f"no {request.param} build runs here ({MACHINE_VARIANTS or UNSUPPORTED})")
     return builds[0]
 
 
@@ -320,21 +322,21 @@ def _random_weight(rows: int, columns: int, group: int, seed: int) -> dict[str, 
 @pytest.mark.parametrize(
     ("rows", "columns", "group", "x_rows"),
     [
-        (64, 256, 64, 1),  # one tile row of x, mostly padding
-        (192, 512, 64, 33),  # one whole pass of 32 rows and one row more
-        (128, 2560, 128, 300),  # input columns in two segments, rows in two chunks
+        (64, 256, 64, 1),  # one row of x (on tiles: one tile row, mostly padding)
+        (192, 512, 64, 33),  # tiles: a whole pass of 32 rows and one more; vectors: 5 x 6 + 3
+        (128, 2560, 128, 300),  # input columns in two segments, rows in two chunks (tiles)
         (192, 2592, 18, 40),  # groups that straddle a pair of tile rows' segment boundary
     ],
 )
-def test_tile_products_are_the_bf16_weights_summed_in_fp32(
-    tiles, rows: int, columns: int, group: int, x_rows: int
+def test_panel_products_are_the_bf16_weights_summed_in_fp32(
+    panels, rows: int, columns: int, group: int, x_rows: int
 ) -> None:
-    """The tile path multiplies the weights the GEMM path would (fp32 dequantization rounded
+    """The panel path multiplies the weights the GEMM path would (fp32 dequantization rounded
     once to bf16) and sums in fp32: within K fp32 roundings of the exact product, then one
     rounding to bf16."""
     weight = _random_weight(rows, columns, group, seed=columns + x_rows)
     x = torch.randn(x_rows, columns, generator=torch.Generator().manual_seed(x_rows)).bfloat16()
-    out = cpu_kernels.tile_mm(x, weight["packed"], weight["scale_zero"], group, tiles.variant)
+    out = cpu_kernels.panel_mm(x, weight["packed"], weight["scale_zero"], group, panels.variant)
     bf16_weight = weight["reference"].bfloat16().double()
     exact = x.double() @ bf16_weight.t()
     u32, u16 = UNIT_ROUNDOFF[torch.float32], UNIT_ROUNDOFF[torch.bfloat16]
@@ -344,32 +346,36 @@ def test_tile_products_are_the_bf16_weights_summed_in_fp32(
     # fp32 scales (fp32 activations' tables) give the same weights: they are bf16 values.
     fp32_scales = weight["scale_zero"].float()
     assert torch.equal(
-        cpu_kernels.tile_mm(x, weight["packed"], fp32_scales, group, tiles.variant), out
+        cpu_kernels.panel_mm(x, weight["packed"], fp32_scales, group, panels.variant), out
     )
 
 
-def test_tile_products_of_every_row_do_not_depend_on_the_rows_beside_it(tiles) -> None:
-    """Rows are multiplied 32 at a time, zeros past the last: a row's answer is the same alone
-    or among 299 others."""
+def test_panel_products_of_every_row_do_not_depend_on_the_rows_beside_it(panels) -> None:
+    """Rows are multiplied several at a time (32 on tiles, zeros past the last; 6 with vector
+    products): a row's answer is the same alone or among 299 others."""
     weight = _random_weight(128, 512, 64, seed=3)
     x = torch.randn(300, 512, generator=torch.Generator().manual_seed(4)).bfloat16()
-    together = cpu_kernels.tile_mm(x, weight["packed"], weight["scale_zero"], 64, tiles.variant)
+    together = cpu_kernels.panel_mm(x, weight["packed"], weight["scale_zero"], 64, panels.variant)
     for row in (0, 31, 32, 287, 299):
-        alone = cpu_kernels.tile_mm(
-            x[row : row + 1], weight["packed"], weight["scale_zero"], 64, tiles.variant
+        alone = cpu_kernels.panel_mm(
+            x[row : row + 1], weight["packed"], weight["scale_zero"], 64, panels.variant
         )
         assert torch.equal(alone[0], together[row])
 
 
-def test_tile_products_refuse_what_they_cannot_take_with_the_reason(tiles) -> None:
+def test_panel_products_refuse_what_they_cannot_take_with_the_reason(panels) -> None:
     weight = _random_weight(64, 256, 64, seed=5)
     packed, scale_zero = weight["packed"], weight["scale_zero"]
     with pytest.raises(RuntimeError, match="x must be bfloat16"):
-        cpu_kernels.tile_mm(torch.zeros(2, 256), packed, scale_zero, 64, tiles.variant)
+        cpu_kernels.panel_mm(torch.zeros(2, 256), packed, scale_zero, 64, panels.variant)
     with pytest.raises(RuntimeError, match="columns, x has 128"):
-        cpu_kernels.tile_mm(torch.zeros(2, 128).bfloat16(), packed, scale_zero, 64, tiles.variant)
+        cpu_kernels.panel_mm(torch.zeros(2, 128).bfloat16(), packed, scale_zero, 64, panels.variant)
     narrow = _random_weight(64, 48, 16, seed=6)
     with pytest.raises(RuntimeError, match="columns must be a multiple of 32"):
-        cpu_kernels.tile_mm(
-            torch.zeros(2, 48).bfloat16(), narrow["packed"], narrow["scale_zero"], 16, tiles.variant
+        cpu_kernels.panel_mm(
+            torch.zeros(2, 48).bfloat16(),
+            narrow["packed"],
+            narrow["scale_zero"],
+            16,
+            panels.variant,
         )

@@ -110,7 +110,7 @@ def test_dequantizing_from_torchs_layout_gives_the_checkpoints_weight(weight: di
 
 def _plans_this_cpu_runs() -> list[int4pack.KernelPlan]:
     """Every few-row kernel and many-row path this machine can execute, forced one by one: each
-    GEMM precision, and on the AMX build its tile products too."""
+    GEMM precision, and on the AVX512-BF16 and AMX builds their panel products too."""
     layout = int4_layout.native_layout()
     builds = [build for build in cpu_kernels.loadable_variants() if build.variant]
     plans = [
@@ -125,15 +125,15 @@ def _plans_this_cpu_runs() -> list[int4pack.KernelPlan]:
             )
             for gemm in (torch.float32, torch.bfloat16)
         ]
-        if build.tiles:
+        if build.panels:
             plans.append(
                 int4pack.KernelPlan(
                     layout,
                     build.variant,
-                    int4pack.OUR_KERNEL_TILES_PREFILL_MIN_ROWS,
+                    int4pack.OUR_KERNEL_PANELS_PREFILL_MIN_ROWS[build.variant],
                     torch.bfloat16,
                     "forced",
-                    tiles=True,
+                    panels=True,
                 )
             )
     return plans
@@ -185,7 +185,7 @@ def test_every_path_this_cpu_runs_stays_within_its_own_rounding(
 @pytest.mark.parametrize("plan", _plans_this_cpu_runs(), ids=lambda plan: plan.describe())
 def test_the_plan_dequantizes_from_its_threshold(weight: dict, plan: int4pack.KernelPlan) -> None:
     """Below the threshold the few-row kernel's answer, from it dequantize + GEMM's (or the
-    tile products'), bit for bit (this weight is one dequantizing step)."""
+    panel products'), bit for bit (this weight is one dequantizing step)."""
     packed, scale_zero = weight["packed"], weight["scale_zero"]
     plan = dataclasses.replace(plan, prefill_min_rows=8)
     few, many = (torch.randn(rows, 512).bfloat16() for rows in (7, 8))
@@ -200,9 +200,9 @@ def test_the_plan_dequantizes_from_its_threshold(weight: dict, plan: int4pack.Ke
         dequantized = cpu_kernels.dequantize_rows(
             packed, scale_zero, GROUP, 0, packed.shape[0], plan.prefill_dtype, plan.few_rows
         )
-    if plan.tiles:
+    if plan.panels:
         assert plan.few_rows != "tinygemm"
-        expected_many = cpu_kernels.tile_mm(many, packed, scale_zero, GROUP, plan.few_rows)
+        expected_many = cpu_kernels.panel_mm(many, packed, scale_zero, GROUP, plan.few_rows)
     else:
         expected_many = torch.mm(many.to(plan.prefill_dtype), dequantized).to(many.dtype)
     assert torch.equal(int4pack.linear(few, packed, scale_zero, GROUP, plan), expected_few)
@@ -251,6 +251,7 @@ AVX512_LAYOUT = int4_layout.AVX512_LAYOUT
 BUILT = cpu_kernels.KernelStatus(True, "built for this AVX2 CPU", "avx2")
 BUILT_AVX512 = cpu_kernels.KernelStatus(True, "built for this AVX-512 CPU", "avx512")
 BUILT_VNNI = cpu_kernels.KernelStatus(True, "built for this AVX-512 VNNI CPU", "avx512_vnni")
+BUILT_BF16 = cpu_kernels.KernelStatus(True, "built for this AVX-512 BF16 CPU", "avx512_bf16")
 BUILT_AMX = cpu_kernels.KernelStatus(True, "built for this AMX CPU", "amx")
 VNNI_FLAGS = {"avx512_vnni", "avx512vbmi"}
 NO_COMPILER = cpu_kernels.KernelStatus(False, "no C++ compiler on PATH to build it")
@@ -267,8 +268,16 @@ NO_COMPILER = cpu_kernels.KernelStatus(False, "no C++ compiler on PATH to build 
             torch.bfloat16,
             ("avx2", 256, torch.float32),
         ),
-        # AVX-512 with BF16, VNNI and VBMI (AMD Zen 4): ours for AVX-512 VNNI, and from far
-        # fewer rows than on AVX2 the bf16 GEMM, which the hardware makes cheap.
+        # AVX-512 with BF16, VNNI and VBMI (AMD Zen 4): ours for AVX-512 VNNI for few rows, and
+        # from far fewer rows than on AVX2 our panel products, bf16 dot products.
+        (
+            {"avx2", "fma", "avx512f", "avx512bw", "avx512_bf16", *VNNI_FLAGS},
+            AVX512_LAYOUT,
+            BUILT_BF16,
+            torch.bfloat16,
+            ("avx512_bf16", 32, torch.bfloat16),
+        ),
+        # The same CPU where only the VNNI build could be built: the bf16 GEMM from 32 rows.
         (
             {"avx2", "fma", "avx512f", "avx512bw", "avx512_bf16", *VNNI_FLAGS},
             AVX512_LAYOUT,
@@ -284,16 +293,16 @@ NO_COMPILER = cpu_kernels.KernelStatus(False, "no C++ compiler on PATH to build 
             torch.bfloat16,
             ("avx512", 32, torch.bfloat16),
         ),
-        # AMX (Intel Sapphire Rapids and later): the VNNI kernel for few rows, tile products
-        # from fewer rows still.
+        # AMX (Intel Sapphire Rapids and later): the VNNI kernel for few rows, panel products on
+        # tiles from fewer rows still.
         (
             {"avx2", "fma", "avx512f", "avx512bw", "avx512_bf16", *VNNI_FLAGS, "amx_tile"},
             AVX512_LAYOUT,
             BUILT_AMX,
             torch.bfloat16,
-            ("amx", int4pack.OUR_KERNEL_TILES_PREFILL_MIN_ROWS, torch.bfloat16),
+            ("amx", int4pack.OUR_KERNEL_PANELS_PREFILL_MIN_ROWS["amx"], torch.bfloat16),
         ),
-        # fp32 activations on the AMX build: no tiles (they multiply bf16), the fp32 GEMM.
+        # fp32 activations on the AMX build: no panels (they multiply bf16), the fp32 GEMM.
         (
             {"avx2", "fma", "avx512f", "avx512bw", "avx512_bf16", *VNNI_FLAGS, "amx_tile"},
             AVX512_LAYOUT,
@@ -329,6 +338,7 @@ NO_COMPILER = cpu_kernels.KernelStatus(False, "no C++ compiler on PATH to build 
     ids=[
         "avx2",
         "avx512-vnni-bf16",
+        "avx512-vnni-bf16-without-its-build",
         "avx512-bf16",
         "amx",
         "fp32-on-amx",
@@ -346,8 +356,10 @@ def test_the_plan_for_each_cpu_class(
 ) -> None:
     plan = int4pack.choose_plan("adaptive", activations, flags, layout, kernel)
     assert (plan.few_rows, plan.prefill_min_rows, plan.prefill_dtype) == expected
-    assert plan.tiles == (kernel.tiles and activations == torch.bfloat16)
-    assert ("tile products" in plan.describe()) == plan.tiles
+    assert plan.panels == (kernel.panels and activations == torch.bfloat16)
+    assert ("panel products" in plan.describe() or "tile products" in plan.describe()) == (
+        plan.panels
+    )
     assert plan.layout == layout
     if plan.few_rows == "tinygemm":
         assert plan.reason in (kernel.reason, f"our int4 kernel takes no {activations} scales")

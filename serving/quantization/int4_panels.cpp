@@ -1,50 +1,68 @@
-// Many-row products with int4 weights on AMX tiles, for prefill on Intel CPUs with AMX-BF16.
+// Many-row products with int4 weights on panels dequantized into the L2 cache, for prefill on CPUs
+// with bf16 arithmetic: AMX tiles (Intel, AMX-BF16) or AVX512-BF16 dot products (AMD Zen 4).
 //
 // Dequantizing the whole weight to bf16 and handing it to the GEMM writes twice the bf16
-// weight's bytes to memory and reads them back, and the GEMM reorders them into tiles once more.
-// Here each thread takes panels of 64 output rows (one block of torch's AVX-512 int4 layout) and
-// dequantizes each straight into the tile layout the AMX multiplier reads (pairs of adjacent
-// input columns side by side, 16 output rows to a tile row), into a buffer that stays in its L2
-// cache, where up to 256 rows of x are multiplied by it. The vector units would idle while the
-// tile unit multiplies, so the next panel is dequantized a few column pairs after each step of
-// tile products. Only the int4 bytes come from memory. Measured on one Sapphire Rapids core
-// against bf16 weights on oneDNN's AMX GEMM, a layer's matrices at 128 / 512 / 2048 rows: 1.58x /
-// 1.24x / 1.02x as fast (CPU time of one thread on a shared host).
+// weight's bytes to memory and reads them back, and the GEMM reorders them once more. Here each
+// thread takes panels of 64 output rows (one block of torch's AVX-512 int4 layout) and
+// dequantizes each straight into the layout both multipliers read (pairs of adjacent input
+// columns side by side, 16 output rows to a row of 64 bytes: an AMX tile row, or the weight
+// operand of one `vdpbf16ps`), into a buffer that stays in its L2 cache, where the rows of x are
+// multiplied by it. Only the int4 bytes come from memory.
+//
+// On AMX the vector units would idle while the tile unit multiplies, so the next panel is
+// dequantized a few column pairs after each step of tile products. Measured on one Sapphire
+// Rapids core against bf16 weights on oneDNN's AMX GEMM, a layer's matrices at 128 / 512 / 2048
+// rows: 1.58x / 1.24x / 1.02x as fast (CPU time of one thread on a shared host).
+//
+// Without AMX the same vector units dequantize and multiply, so a panel is dequantized whole and
+// then multiplied: six rows of x at a time by the panel's 64 output rows, 24 sums in registers,
+// a slice of input columns (its weights 64 KiB, read from L1 and L2) for all rows before the
+// next. Dequantizing costs a few instructions per pair of columns against 24 products per six
+// rows, so from a few dozen rows on the products run at the rate of the bf16 GEMM itself, about
+// one `vdpbf16ps` a cycle: on a 2-core Zen 4, a layer's matrices at 16 / 128 / 512 / 2048 rows
+// were 1.45x / 1.08x / 1.05x / 1.00x as fast as bf16 weights on oneDNN's GEMM (medians of 7).
 //
 // The weights are those of the dequantize + bf16 GEMM path: (q * scale + zero - 8 scale) in fp32,
-// rounded once to bf16; the products are summed in fp32 by the tile multiply, and the result is
-// rounded to bf16 once.
+// rounded once to bf16; the products are summed in fp32, and the result is rounded to bf16 once.
 //
-// Compiled into every build of the library; only a build for AMX-BF16 (and AVX512-BF16, whose
-// conversions it uses) defines the op.
+// Compiled into every build of the library; a build for AVX512-BF16 defines the op, on tiles
+// where the build is for AMX-BF16 too.
 
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 #include <torch/library.h>
 
-#if defined(__AMX_TILE__) && defined(__AMX_BF16__) && defined(__AVX512BF16__)
+#if defined(__AVX512BF16__)
 #include <immintrin.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
+
+#if defined(__AMX_TILE__) && defined(__AMX_BF16__)
+#define PHONE_AGENT_AMX_TILES 1
+#endif
 
 namespace {
 
 constexpr int64_t kPanelRows = 64;    // output rows per panel: one block of the packed layout
 constexpr int64_t kPanelBytes = 32;   // packed bytes of one input column of a panel
-constexpr int64_t kTileRows = 16;     // rows of an x tile, of an output tile, of a weight tile
+constexpr int64_t kTileRows = 16;     // output rows in a row of a panel; rows of an x tile
 constexpr int64_t kTileColumns = 32;  // bf16 input columns in one row of an x tile
-constexpr int64_t kTileBytes = 64;    // bytes of one tile row
+constexpr int64_t kTileBytes = 64;    // bytes of one row of a panel (of a tile)
+// Input columns per segment: a panel's segment is 256 KiB of bf16 weights; with AMX, a chunk of
+// rows of x over a segment (1 MiB) stays in L2 too.
+constexpr int64_t kSegmentColumns = 2048;
+
+#if defined(PHONE_AGENT_AMX_TILES)
 constexpr int64_t kRowStep = 2 * kTileRows;  // rows of x per pass: two tiles
 // Rows of x multiplied by a panel before the next panel: bounds what is read per panel.
 constexpr int64_t kRowChunk = 256;
 // Input columns per slice (see multiply_half_panel).
 constexpr int64_t kSliceColumns = 256;
-// Input columns per segment: a chunk of rows of x over a segment (1 MiB) stays in L2.
-constexpr int64_t kSegmentColumns = 2048;
 
 // Linux lends the tile registers' state to a process only once it asks.
 constexpr int kArchRequestXcompPerm = 0x1023;
@@ -74,6 +92,7 @@ void configure_tiles() {
   }
   _tile_loadconfig(&config);
 }
+#endif  // PHONE_AGENT_AMX_TILES
 
 // A pair of input columns of a panel is 64 packed bytes: column k's 32, then column k + 1's;
 // byte j holds output row j in its low nibble and row j + 32 in its high one. Vector v of a
@@ -190,6 +209,14 @@ class PanelDequantizer {
   alignas(64) float offset_[2 * kPanelRows];
 };
 
+inline uint8_t* aligned(std::vector<uint8_t>& buffer, int64_t bytes) {
+  if (static_cast<int64_t>(buffer.size()) < bytes + 64) buffer.resize(bytes + 64);
+  return reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(buffer.data()) + 63) &
+                                    ~uintptr_t{63});
+}
+
+#if defined(PHONE_AGENT_AMX_TILES)
+
 // x in tile order, each x tile 1 KiB in one piece and the rows past the last zeros, so that
 // every pass loads whole tiles the same way. Pass p (rows 32 p .. 32 p + 31), input columns
 // 32 s .. 32 s + 31, tile t (rows 16 t ..): at ((p * K / 32 + s) * 2 + t) * 16 x 32 values.
@@ -275,12 +302,6 @@ void store_rows(const float* sums, int64_t row_begin, int64_t row_end, at::BFloa
   }
 }
 
-inline uint8_t* aligned(std::vector<uint8_t>& buffer, int64_t bytes) {
-  if (static_cast<int64_t>(buffer.size()) < bytes + 64) buffer.resize(bytes + 64);
-  return reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(buffer.data()) + 63) &
-                                    ~uintptr_t{63});
-}
-
 // Each thread takes a range of panels. For each chunk of rows of x and each segment of input
 // columns (so that the chunk's part of x stays in L2 across the thread's panels), it
 // dequantizes its panels' segments one after the other, each during the products of the one
@@ -354,38 +375,143 @@ void tile_linear(const at::BFloat16* x_tiles, int64_t m_size, const uint8_t* pac
   }
 }
 
+#else  // AVX512-BF16 without AMX
+
+// Rows of x multiplied together by a panel: 6 rows by 4 groups of 16 output rows are 24 sums,
+// with the panel's 4 weight vectors and one broadcast of x, 29 of the 32 vector registers.
+constexpr int kRowGroup = 6;
+// Input columns per slice: every group of rows is multiplied by a slice of the panel (64 KiB of
+// weights) before the next slice, so that the slice is read from the caches closest.
+constexpr int64_t kSliceColumns = 512;
+
+// `Rows` rows of x, read as 32-bit words of two input columns (rows `x_stride` words apart, from
+// the slice's first pair), times `pairs` column pairs of a panel slice whose four parts of 16
+// output rows lie `part_stride` bytes apart. The fp32 sums start from zero (`fresh`) or from
+// `sums` (64 a row), and end in `sums`, or rounded to bf16 in y (`last`).
+template <int Rows>
+inline void rows_times_slice(const int32_t* x_pairs, int64_t x_stride, const uint8_t* slice,
+                             int64_t part_stride, int64_t pairs, bool fresh, bool last,
+                             float* sums, at::BFloat16* y, int64_t n_size) {
+  __m512 acc[Rows][4];
+  for (int row = 0; row < Rows; ++row)
+    for (int part = 0; part < 4; ++part)
+      acc[row][part] = fresh ? _mm512_setzero_ps()
+                             : _mm512_loadu_ps(sums + row * kPanelRows + part * kTileRows);
+  for (int64_t pair = 0; pair < pairs; ++pair) {
+    const uint8_t* w = slice + pair * kTileBytes;
+    __m512bh weights[4];
+    for (int part = 0; part < 4; ++part)
+      weights[part] = reinterpret_cast<__m512bh>(_mm512_load_si512(w + part * part_stride));
+    for (int row = 0; row < Rows; ++row) {
+      const __m512bh xs =
+          reinterpret_cast<__m512bh>(_mm512_set1_epi32(x_pairs[row * x_stride + pair]));
+      for (int part = 0; part < 4; ++part)
+        acc[row][part] = _mm512_dpbf16_ps(acc[row][part], xs, weights[part]);
+    }
+  }
+  for (int row = 0; row < Rows; ++row)
+    for (int part = 0; part < 4; ++part) {
+      if (last)
+        _mm256_storeu_si256(
+            reinterpret_cast<__m256i*>(y + row * n_size + part * kTileRows),
+            reinterpret_cast<__m256i>(_mm512_cvtneps_pbh(acc[row][part])));
+      else
+        _mm512_storeu_ps(sums + row * kPanelRows + part * kTileRows, acc[row][part]);
+    }
+}
+
+template <typename Fn>
+void with_rows(int64_t rows, Fn&& fn) {
+  switch (rows) {
+    case 1: fn(std::integral_constant<int, 1>{}); break;
+    case 2: fn(std::integral_constant<int, 2>{}); break;
+    case 3: fn(std::integral_constant<int, 3>{}); break;
+    case 4: fn(std::integral_constant<int, 4>{}); break;
+    case 5: fn(std::integral_constant<int, 5>{}); break;
+    default: fn(std::integral_constant<int, kRowGroup>{}); break;
+  }
+}
+
+// Each thread takes a range of panels; for each segment of a panel's input columns it
+// dequantizes the segment whole, then multiplies every row of x by it, a slice at a time.
+template <typename Pair>
+void vector_linear(const int32_t* x_pairs, int64_t m_size, const uint8_t* packed,
+                   const Pair* scale_zero, int64_t k_size, int64_t n_size, int64_t group_size,
+                   at::BFloat16* y) {
+  const int64_t blocks = n_size / kPanelRows;
+  const int64_t panel_bytes = std::min(k_size, kSegmentColumns) / 2 * kPanelRows * 4;
+  at::parallel_for(0, blocks, 1, [&](int64_t begin, int64_t end) {
+    thread_local std::vector<uint8_t> panel_buffer, sums_buffer;
+    uint8_t* panel = aligned(panel_buffer, panel_bytes);
+    float* sums = reinterpret_cast<float*>(
+        aligned(sums_buffer, m_size * kPanelRows * static_cast<int64_t>(sizeof(float))));
+    PanelDequantizer<Pair> dequantizer(packed, scale_zero, k_size, n_size, group_size);
+    for (int64_t block = begin; block < end; ++block)
+      for (int64_t k_begin = 0; k_begin < k_size; k_begin += kSegmentColumns) {
+        const int64_t k_end = std::min(k_size, k_begin + kSegmentColumns);
+        dequantizer.start(block, k_begin, k_end, panel);
+        dequantizer.finish();
+        const int64_t part_stride = (k_end - k_begin) / 2 * kTileBytes;
+        for (int64_t slice = k_begin; slice < k_end; slice += kSliceColumns) {
+          const int64_t slice_end = std::min(k_end, slice + kSliceColumns);
+          const bool fresh = slice == 0, last = slice_end == k_size;
+          for (int64_t first = 0; first < m_size; first += kRowGroup)
+            with_rows(std::min<int64_t>(kRowGroup, m_size - first), [&](auto rows) {
+              constexpr int kRows = decltype(rows)::value;
+              rows_times_slice<kRows>(x_pairs + first * k_size / 2 + slice / 2, k_size / 2,
+                                      panel + (slice - k_begin) / 2 * kTileBytes, part_stride,
+                                      (slice_end - slice) / 2, fresh, last,
+                                      sums + first * kPanelRows,
+                                      y + first * n_size + block * kPanelRows, n_size);
+            });
+        }
+      }
+  });
+}
+
+#endif  // PHONE_AGENT_AMX_TILES
+
 // x [M, K] (bf16) times the packed weight (torch's AVX-512 layout), in bf16.
-at::Tensor tile_product(const at::Tensor& x, const at::Tensor& packed,
-                        const at::Tensor& scale_zero, int64_t group_size) {
-  TORCH_CHECK(tiles_permitted(), "tile_mm: Linux refused this process the AMX tile state");
+at::Tensor panel_product(const at::Tensor& x, const at::Tensor& packed,
+                         const at::Tensor& scale_zero, int64_t group_size) {
+#if defined(PHONE_AGENT_AMX_TILES)
+  TORCH_CHECK(tiles_permitted(), "panel_mm: Linux refused this process the AMX tile state");
+#endif
   TORCH_CHECK(x.dim() == 2 && packed.dim() == 2 && scale_zero.dim() == 3,
-              "tile_mm: x [M, K], packed [N, K/2], scale_zero [G, N, 2]");
-  TORCH_CHECK(x.scalar_type() == at::kBFloat16, "tile_mm: x must be bfloat16");
-  TORCH_CHECK(packed.scalar_type() == at::kByte, "tile_mm: packed must be uint8");
+              "panel_mm: x [M, K], packed [N, K/2], scale_zero [G, N, 2]");
+  TORCH_CHECK(x.scalar_type() == at::kBFloat16, "panel_mm: x must be bfloat16");
+  TORCH_CHECK(packed.scalar_type() == at::kByte, "panel_mm: packed must be uint8");
   TORCH_CHECK(scale_zero.scalar_type() == at::kBFloat16 || scale_zero.scalar_type() == at::kFloat,
-              "tile_mm: scale_zero must be bfloat16 or float32");
+              "panel_mm: scale_zero must be bfloat16 or float32");
   const int64_t m_size = x.size(0), k_size = x.size(1), n_size = packed.size(0);
-  TORCH_CHECK(packed.size(1) * 2 == k_size, "tile_mm: packed has ", packed.size(1) * 2,
+  TORCH_CHECK(packed.size(1) * 2 == k_size, "panel_mm: packed has ", packed.size(1) * 2,
               " columns, x has ", k_size);
-  TORCH_CHECK(n_size % kPanelRows == 0, "tile_mm: rows must be a multiple of ", kPanelRows);
-  TORCH_CHECK(k_size % kTileColumns == 0, "tile_mm: columns must be a multiple of ",
+  TORCH_CHECK(n_size % kPanelRows == 0, "panel_mm: rows must be a multiple of ", kPanelRows);
+  TORCH_CHECK(k_size % kTileColumns == 0, "panel_mm: columns must be a multiple of ",
               kTileColumns);
   TORCH_CHECK(group_size > 0 && group_size % 2 == 0 && k_size % group_size == 0,
-              "tile_mm: group size ", group_size, " must be even and divide ", k_size);
+              "panel_mm: group size ", group_size, " must be even and divide ", k_size);
   TORCH_CHECK(scale_zero.size(0) == k_size / group_size && scale_zero.size(1) == n_size &&
                   scale_zero.size(2) == 2,
-              "tile_mm: scale_zero must be [K / group_size, N, 2]");
+              "panel_mm: scale_zero must be [K / group_size, N, 2]");
   const at::Tensor x_c = x.contiguous();
   const at::Tensor packed_c = packed.contiguous();
   const at::Tensor scale_zero_c = scale_zero.contiguous();
+  at::Tensor y = at::empty({m_size, n_size}, x.options());
+#if defined(PHONE_AGENT_AMX_TILES)
   const int64_t passes = (m_size + kRowStep - 1) / kRowStep;
   at::Tensor x_tiles = at::empty({passes * kRowStep, k_size}, x.options());
   pack_rows(x_c.data_ptr<at::BFloat16>(), m_size, k_size, x_tiles.data_ptr<at::BFloat16>());
-  at::Tensor y = at::empty({m_size, n_size}, x.options());
   const auto run = [&](const auto* pairs) {
     tile_linear(x_tiles.data_ptr<at::BFloat16>(), m_size, packed_c.data_ptr<uint8_t>(), pairs,
                 k_size, n_size, group_size, y.data_ptr<at::BFloat16>());
   };
+#else
+  const auto run = [&](const auto* pairs) {
+    vector_linear(reinterpret_cast<const int32_t*>(x_c.data_ptr<at::BFloat16>()), m_size, packed_c.data_ptr<uint8_t>(), pairs,
+                  k_size, n_size, group_size, y.data_ptr<at::BFloat16>());
+  };
+#endif
   if (scale_zero_c.scalar_type() == at::kBFloat16)
     run(scale_zero_c.data_ptr<at::BFloat16>());
   else
@@ -402,11 +528,11 @@ at::Tensor tile_product(const at::Tensor& x, const at::Tensor& packed,
 // For `linear` in int4_kernel.cpp; the namespace is the build's own, so that builds loaded side
 // by side never bind each other's.
 namespace PHONE_AGENT_INT4_OPS {
-__attribute__((visibility("hidden"))) at::Tensor tile_mm(const at::Tensor& x,
+__attribute__((visibility("hidden"))) at::Tensor panel_mm(const at::Tensor& x,
                                                          const at::Tensor& packed,
                                                          const at::Tensor& scale_zero,
                                                          int64_t group_size) {
-  return tile_product(x, packed, scale_zero, group_size);
+  return panel_product(x, packed, scale_zero, group_size);
 }
 }  // namespace PHONE_AGENT_INT4_OPS
 
@@ -414,12 +540,14 @@ __attribute__((visibility("hidden"))) at::Tensor tile_mm(const at::Tensor& x,
 #define OPS_FRAGMENT_IMPL(ns, library) TORCH_LIBRARY_IMPL(ns, CPU, library)
 
 OPS_FRAGMENT(PHONE_AGENT_INT4_OPS, library) {
-  library.def("tile_mm(Tensor x, Tensor packed, Tensor scale_zero, int group_size) -> Tensor");
+  library.def("panel_mm(Tensor x, Tensor packed, Tensor scale_zero, int group_size) -> Tensor");
+#if defined(PHONE_AGENT_AMX_TILES)
   // No tensor to dispatch on: defined with its kernel, for every backend.
   library.def("tiles_permitted() -> bool", &tiles_permitted);
+#endif
 }
 
 OPS_FRAGMENT_IMPL(PHONE_AGENT_INT4_OPS, library) {
-  library.impl("tile_mm", &tile_product);
+  library.impl("panel_mm", &panel_product);
 }
 #endif
