@@ -302,6 +302,8 @@ def server_command(
         "--max-num-batched-tokens",
         str(settings.max_num_batched_tokens),
         "--enable-prefix-caching",
+        "--block-size",
+        str(CPU_BLOCK_SIZE),
         "--prefix-cache-retention-interval",
         str(PREFIX_CACHE_RETENTION_INTERVAL),
         # Usage then says how many prompt tokens came from the cache.

@@ -41,8 +41,10 @@ def test_command_carries_what_spark_needs_on_a_cpu(tmp_path: Path) -> None:
     # No template in the checkpoint: Spark's format is supplied.
     assert Path(flag(command, "--chat-template")).read_text().count("<|Bot|>") >= 2
     assert "--enforce-eager" not in command
-    # Prefix checkpoints on the sliding layers at every KV block, and usage that shows them.
-    assert flag(command, "--prefix-cache-retention-interval") == "128"
+    # KV blocks of 32 tokens, prefix checkpoints on the sliding layers at every one, and usage
+    # that shows them.
+    assert flag(command, "--block-size") == "32"
+    assert flag(command, "--prefix-cache-retention-interval") == "32"
     assert "--enable-prompt-tokens-details" in command
     assert flag(command, "--worker-cls") == launcher.WORKER_CLASS
 
@@ -107,8 +109,8 @@ def test_kv_budget_prices_sliding_layers_at_the_window() -> None:
     per_token_layer = 2 * 2 * 256 * 2  # k and v, 2 KV heads of 256, bf16
     assert budget.bytes_per_token_per_layer == per_token_layer
     assert budget.full_tokens_per_sequence == 8192
-    # Window 512 + one batch of 512, in 128-token blocks, + one block for an unaligned window.
-    assert budget.sliding_tokens_per_sequence == 1152
+    # Window 512 + one batch of 512, in 32-token blocks, + one block for an unaligned window.
+    assert budget.sliding_tokens_per_sequence == 1056
     every_layer_full = 28 * 8192 * per_token_layer
     assert budget.total_bytes < every_layer_full * 0.4
 
