@@ -331,6 +331,7 @@ def _run_speculative(args: argparse.Namespace) -> int:
         speculated,
         args.call_tokens,
         cpus=len(os.sched_getaffinity(0)),
+        repeated=speculative.repeated_requests(bodies or []),
     )
     print(report.model_dump_json(indent=2) if args.json else speculative.render_text(report))
     return 0

@@ -20,7 +20,11 @@ the cores other processes took during each run are measured and reported.
 Per request: time to first token, whole time, time per output token after the first. The
 report compares the two on identical outputs (the speedup holds for exactly these tokens), and
 reckons a decision with a call of fixed length as `bench step` does: a later request's time to
-first token plus `call_tokens - 1` times the time per output token, medians.
+first token plus `call_tokens - 1` times the time per output token, medians. The later requests
+are those after the first of a run that no earlier request of the recording repeats: an agent
+on random weights plays its second episode as it played the first, and a request the server
+has seen whole finds its prompt all cached, which an agent's next step, with a new screen,
+never does.
 """
 
 from __future__ import annotations
@@ -108,6 +112,7 @@ class Difference(BaseModel):
 
 
 class SideMedians(BaseModel):
+    later_requests: int  # how many replies the medians are over
     later_ttft_ms: float | None
     later_ms_per_output_token: float | None
     later_total_ms: float | None
@@ -120,6 +125,8 @@ class SpeculativeReport(BaseModel):
     requests: int
     runs: int
     call_tokens: int
+    # requests whose messages an earlier request of the recording had: compared, not timed
+    repeated: list[int]
     plain: ServerRun
     speculative: ServerRun
     compared: int  # replies compared, token by token
@@ -291,15 +298,31 @@ def _median(values: Sequence[float | None]) -> float | None:
     return round(statistics.median(present), 3) if present else None
 
 
-def side_medians(replies: Sequence[ReplayedReply], call_tokens: int) -> SideMedians:
-    """Medians over the later requests of each run (the first of a run is cold)."""
-    later = [r for r in replies if r.request > 0]
+def repeated_requests(bodies: Sequence[dict[str, Any]]) -> list[int]:
+    """The positions of the requests whose messages an earlier request already had."""
+    seen: set[str] = set()
+    repeated = []
+    for position, body in enumerate(bodies):
+        messages = json.dumps(body.get("messages"), sort_keys=True, ensure_ascii=False)
+        if messages in seen:
+            repeated.append(position)
+        seen.add(messages)
+    return repeated
+
+
+def side_medians(
+    replies: Sequence[ReplayedReply], call_tokens: int, repeated: Sequence[int] = ()
+) -> SideMedians:
+    """Medians over the later requests of each run: not the first (it is cold), and none that
+    repeats an earlier one (its whole prompt is cached)."""
+    later = [r for r in replies if r.request > 0 and r.request not in repeated]
     ttft = _median([r.ttft_ms for r in later])
     per_token = _median([r.ms_per_output_token for r in later])
     call = None
     if ttft is not None and per_token is not None:
         call = round((ttft + (call_tokens - 1) * per_token) / 1000, 3)
     return SideMedians(
+        later_requests=len(later),
         later_ttft_ms=ttft,
         later_ms_per_output_token=per_token,
         later_total_ms=_median([r.total_ms for r in later]),
@@ -322,6 +345,7 @@ def compare(
     speculative: ServerRun,
     call_tokens: int = DEFAULT_CALL_TOKENS,
     cpus: int = 0,
+    repeated: Sequence[int] = (),
 ) -> SpeculativeReport:
     spoken = {(r.run, r.request): r for r in speculative.replies}
     differences = []
@@ -344,14 +368,15 @@ def compare(
                 )
             )
     compared = identical + len(differences)
-    plain_side = side_medians(plain.replies, call_tokens)
-    speculative_side = side_medians(speculative.replies, call_tokens)
+    plain_side = side_medians(plain.replies, call_tokens, repeated)
+    speculative_side = side_medians(speculative.replies, call_tokens, repeated)
     return SpeculativeReport(
         model=model,
         cpus=cpus,
         requests=request_count,
         runs=runs,
         call_tokens=call_tokens,
+        repeated=list(repeated),
         plain=plain,
         speculative=speculative,
         compared=compared,
@@ -395,6 +420,12 @@ def render_text(report: SpeculativeReport) -> str:
             f"| {_cell(_median(run.load_seconds))} | {_cell(_median(run.foreign_cores), 2)} "
             f"| {_cell(side.later_ttft_ms, 0)} | {_cell(side.later_ms_per_output_token)} "
             f"| {_cell(side.later_total_ms, 0)} | {_cell(side.call_decision_s, 2)} |"
+        )
+    if report.repeated:
+        numbers = ", ".join(str(position + 1) for position in report.repeated)
+        lines.append(
+            f"requests {numbers} repeat earlier ones (their prompts all cached): compared, "
+            "left out of the times"
         )
     verdict = "identical" if report.exact else "NOT identical"
     lines.append(

@@ -69,6 +69,30 @@ def test_identical_replies_are_exact_and_their_times_compared() -> None:
     assert "2 of 2 replies identical token by token (50 tokens): identical" in text
 
 
+def test_a_request_that_repeats_an_earlier_one_is_compared_but_not_timed() -> None:
+    """An agent on random weights plays its second episode as it played the first; a repeated
+    request finds its whole prompt cached, which an agent's next step never does."""
+    first = {"messages": [{"role": "user", "content": "Screen: Wi-Fi off"}]}
+    later = {"messages": [{"role": "user", "content": "1. tap -> ok\nScreen: Wi-Fi on"}]}
+    assert speculative.repeated_requests([first, later, first, later]) == [2, 3]
+    tokens = list(range(25))
+    plain = ServerRun(
+        label="plain",
+        serve_args=[],
+        replies=[
+            _reply(1, 0, tokens, 3000, 5400),
+            _reply(1, 1, tokens, 1000, 3400),
+            _reply(1, 2, tokens, 100, 2500),
+            _reply(1, 3, tokens, 200, 2600),
+        ],
+    )
+    report = speculative.compare("m", 4, 1, plain, plain, call_tokens=24, repeated=[2, 3])
+    assert report.exact and report.compared == 4
+    assert report.plain_medians.later_requests == 1
+    assert report.plain_medians.call_decision_s == 3.3  # request 1 alone
+    assert "requests 3, 4 repeat earlier ones" in speculative.render_text(report)
+
+
 def test_the_cores_other_processes_take_are_measured_apart_from_ours() -> None:
     """Over 2 s the machine was busy for 3 core-seconds, 1 of them the server's and ours: the
     rest of the machine took one core."""
