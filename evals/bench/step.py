@@ -19,11 +19,14 @@ finds nothing of its prompt in the server's prefix cache (`cold`), as on a serve
 Its later episodes share that system message and those tools byte for byte, as a user's
 episodes do, so their first steps (`episode_start`) may reuse them; the steps after an
 episode's first (`later`) share the system message, tools, goal and unchanged history with the
-step before. Time to first token (the first streamed chunk) is the prompt processing time plus
-one decoded token; `later_vs_first_ttft` and `episode_start_vs_first_ttft` compare those
-phases with the cold step, and `cached_tokens` shows the cache at work where the server
-reports it (vLLM: `--enable-prompt-tokens-details`). A server that ignores `stream` still
-works: its steps have no time to first token.
+step before. A later step whose request an earlier one of the mode had word for word (`repeat`:
+an agent on random weights plays a goal the same way each episode) finds its prompt all cached,
+which a step with a new screen never does; it is reported apart and left out of `later`. Time
+to first token (the first streamed chunk) is the prompt processing time plus one decoded
+token; `later_vs_first_ttft` and `episode_start_vs_first_ttft` compare those phases with the
+cold step, and `cached_tokens` shows the cache at work where the server reports it (vLLM:
+`--enable-prompt-tokens-details`). A server that ignores `stream` still works: its steps have
+no time to first token.
 
 A decision of fixed length. What a step costs depends on how long the reply is, and a checkpoint
 with random weights writes replies of any length; a tool call of the agent is about 24 tokens.
@@ -83,7 +86,7 @@ Clock = Callable[[], float]
 ThinkingMode = Literal["off", "on", "auto"]
 ALL_MODES: tuple[ThinkingMode, ...] = ("off", "on", "auto")
 # cold: the first step of a mode's first episode; episode_start: the first step of a later one
-Phase = Literal["cold", "episode_start", "later"]
+Phase = Literal["cold", "episode_start", "later", "repeat"]
 
 
 class BenchStepError(RuntimeError):
@@ -139,6 +142,7 @@ class ModeReport(BaseModel):
     first: PhaseMedians  # the cold step
     episode_start: PhaseMedians | None
     later: PhaseMedians | None
+    repeat: PhaseMedians | None  # later steps whose request an earlier step had
     later_vs_first_ttft: float | None
     episode_start_vs_first_ttft: float | None
     seconds_per_decision: float  # mean of whole steps: model, device and our code
@@ -181,6 +185,7 @@ class Decision:
     first_token: float | None
     reply: ModelReply
     cached_tokens: int | None
+    repeat: bool = False  # an earlier request of this policy had the same messages
 
 
 class StreamingPolicy:
@@ -204,6 +209,7 @@ class StreamingPolicy:
         self.marker = ""
         self.decisions: list[Decision] = []
         self.failure: str | None = None  # why the last request failed, if it did
+        self._seen: set[str] = set()  # every request's messages so far
         self._clock = clock
         self._url = settings.base_url.rstrip("/") + "/chat/completions"
         self._http = httpx.Client(
@@ -242,6 +248,9 @@ class StreamingPolicy:
         }
         if self._record is not None:
             self._record(request_body)
+        said = json.dumps(messages, sort_keys=True, ensure_ascii=False)
+        repeat = said in self._seen
+        self._seen.add(said)
         try:
             with self._http.stream("POST", self._url, json=request_body) as response:
                 if response.status_code >= 400:
@@ -269,7 +278,7 @@ class StreamingPolicy:
         # the agent does not read it; a server that reports it shows its prefix cache at work
         usage = json.loads(reply_body).get("usage") or {}
         cached = (usage.get("prompt_tokens_details") or {}).get("cached_tokens")
-        self.decisions.append(Decision(started, self._clock(), first_token, reply, cached))
+        self.decisions.append(Decision(started, self._clock(), first_token, reply, cached, repeat))
         return reply
 
 
@@ -454,9 +463,9 @@ def _play(
     )
 
 
-def _phase(episode: int, step: int) -> Phase:
+def _phase(episode: int, step: int, repeat: bool) -> Phase:
     if step > 1:
-        return "later"
+        return "repeat" if repeat else "later"
     return "cold" if episode == 1 else "episode_start"
 
 
@@ -496,7 +505,7 @@ def _timings(
                     thinking=bool(decision.reply.thinking),
                     episode=number,
                     step=record.step,
-                    phase=_phase(number, record.step),
+                    phase=_phase(number, record.step, decision.repeat),
                     call=record.call.name,
                     prompt_tokens=decision.reply.prompt_tokens,
                     cached_tokens=decision.cached_tokens,
@@ -688,6 +697,7 @@ def _mode_report(
         first=_medians([s for s in steps if s.phase == "cold"]),
         episode_start=phase("episode_start"),
         later=later,
+        repeat=phase("repeat"),
         later_vs_first_ttft=_ttft_ratio(steps, "later"),
         episode_start_vs_first_ttft=_ttft_ratio(steps, "episode_start"),
         seconds_per_decision=round(
@@ -741,7 +751,12 @@ def render_text(report: StepReport) -> str:
         f"{'ms/token':>8} {'model ms':>9} {'device ms':>9} {'ours ms':>8} {'ours %':>7}",
     ]
     for mode in report.modes:
-        phases = (("cold", mode.first), ("ep.start", mode.episode_start), ("later", mode.later))
+        phases = (
+            ("cold", mode.first),
+            ("ep.start", mode.episode_start),
+            ("later", mode.later),
+            ("repeat", mode.repeat),
+        )
         for label, phase in phases:
             if phase is None:
                 continue

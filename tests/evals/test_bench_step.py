@@ -99,14 +99,17 @@ def test_each_mode_starts_cold_and_its_episodes_share_the_system_prompt() -> Non
     assert len(set(heads[:4])) == 1 and len(set(heads[4:])) == 1  # shared within a mode
     assert heads[0] != heads[4]  # a mode's first step finds nothing of the other's
     assert all(system == tool for system, tool in heads)  # system message and tools marked
+    # the second episode plays the first's screens again: its later step repeats a request
     assert [(s.episode, s.step, s.phase) for s in report.steps[:4]] == [
         (1, 1, "cold"),
         (1, 2, "later"),
         (2, 1, "episode_start"),
-        (2, 2, "later"),
+        (2, 2, "repeat"),
     ]
     off = report.modes[0]
     assert off.episodes == 2 and off.episode_start is not None and off.episode_start.steps == 1
+    assert off.later is not None and off.later.steps == 1  # the repeat is left out
+    assert off.repeat is not None and off.repeat.steps == 1
 
 
 def test_a_short_episode_is_followed_by_another_until_the_steps_are_collected() -> None:
