@@ -125,7 +125,9 @@ def download_from_hub(repo_id: str) -> Path:
     try:
         return Path(snapshot_download(repo_id, allow_patterns=patterns, local_files_only=offline))
     except (LocalEntryNotFoundError, HfHubHTTPError, OSError) as exc:
-        reason = "offline (HF_HUB_OFFLINE is set)" if offline else f"not downloadable ({exc})"
+        # The hub client's messages run over several lines; the CLI shows an error's first.
+        detail = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        reason = "offline (HF_HUB_OFFLINE is set)" if offline else f"not downloadable ({detail})"
         raise ModelNotAvailable(
             f"{repo_id} is not in the local Hugging Face cache and the hub is {reason}; "
             f"copy the checkpoint to this machine and pass --model DIR"

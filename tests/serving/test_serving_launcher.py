@@ -156,6 +156,21 @@ def test_offline_hub_id_fails_in_one_line_naming_the_way_out(tmp_path: Path) -> 
     assert "--model DIR" in error_lines[0] and "XHToken/Spark-X2.5-1.7B" in error_lines[0]
 
 
+def test_unreachable_hub_fails_in_one_line_naming_the_way_out(tmp_path: Path) -> None:
+    """The hub client's error spans lines: the one line shown must still say what to do."""
+    env = {
+        **{key: value for key, value in os.environ.items() if key != "HF_HUB_OFFLINE"},
+        "HF_ENDPOINT": "http://127.0.0.1:9",  # nothing listens there: refused at once
+        "HF_HOME": str(tmp_path / "hf"),
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+    }
+    result = run_cli("serve", "--model", "XHToken/Spark-X2.5-1.7B", "--port", "18413", env=env)
+    assert result.returncode == 2
+    error_lines = [line for line in result.stderr.splitlines() if line.startswith("error:")]
+    assert len(error_lines) == 1 and "Traceback" not in result.stderr
+    assert "not downloadable" in error_lines[0] and "--model DIR" in error_lines[0]
+
+
 def test_stop_without_a_server_says_so(tmp_path: Path) -> None:
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
     result = run_cli("serve", "--stop", "--port", "18412", env=env)
