@@ -42,6 +42,13 @@ LIBRARY_NAME = "phone_agent_int4"
 SCALE_DTYPES = (torch.bfloat16, torch.float32)
 
 Variant = Literal["avx2", "avx512", "avx512_vnni", "avx512_bf16", "amx"]
+# GCC's flag for each CPU flag (as /proc/cpuinfo names it) whose name is not `-m` + the flag.
+_COMPILE_FLAG = {
+    "avx512_vnni": "-mavx512vnni",
+    "avx512_bf16": "-mavx512bf16",
+    "amx_tile": "-mamx-tile",
+    "amx_bf16": "-mamx-bf16",
+}
 
 
 @dataclass(frozen=True)
@@ -54,6 +61,16 @@ class _Build:
     compile_flags: tuple[str, ...]
     label: str
 
+    def extended(self, cpu_flags: set[str], label: str, block_rows: int | None = None) -> _Build:
+        """This build with more instructions, each compiled for by its GCC flag."""
+        added = sorted(cpu_flags)
+        return _Build(
+            block_rows or self.block_rows,
+            self.cpu_flags | frozenset(added),
+            self.compile_flags + tuple(_COMPILE_FLAG.get(flag, f"-m{flag}") for flag in added),
+            label,
+        )
+
     @property
     def panels(self) -> bool:
         """Whether the build multiplies many rows on panels dequantized into L2 (`panel_mm`)."""
@@ -65,58 +82,19 @@ class _Build:
         return "amx_tile" in self.cpu_flags
 
 
+_AVX2 = _Build(32, frozenset({"avx2", "fma"}), ("-mavx2", "-mfma"), "AVX2")
+_AVX512 = _AVX2.extended({"avx512f", "avx512bw"}, "AVX-512", block_rows=64)
+_AVX512_VNNI = _AVX512.extended({"avx512_vnni", "avx512vbmi"}, "AVX-512 VNNI")
+# The VNNI build's few-row kernel, and many rows on panels (`panel_mm`, int4_panels.cpp)
+# multiplied by AVX512-BF16 dot products (AMD Zen 4) ...
+_AVX512_BF16 = _AVX512_VNNI.extended({"avx512_bf16"}, "AVX-512 BF16")
 _BUILDS: dict[Variant, _Build] = {
-    "avx2": _Build(32, frozenset({"avx2", "fma"}), ("-mavx2", "-mfma"), "AVX2"),
-    "avx512": _Build(
-        64,
-        frozenset({"avx2", "fma", "avx512f", "avx512bw"}),
-        ("-mavx2", "-mfma", "-mavx512f", "-mavx512bw"),
-        "AVX-512",
-    ),
-    "avx512_vnni": _Build(
-        64,
-        frozenset({"avx2", "fma", "avx512f", "avx512bw", "avx512_vnni", "avx512vbmi"}),
-        ("-mavx2", "-mfma", "-mavx512f", "-mavx512bw", "-mavx512vnni", "-mavx512vbmi"),
-        "AVX-512 VNNI",
-    ),
-    # The VNNI build's few-row kernel, and many rows on panels (`panel_mm`, int4_panels.cpp)
-    # multiplied by AVX512-BF16 dot products (AMD Zen 4) ...
-    "avx512_bf16": _Build(
-        64,
-        frozenset(
-            {"avx2", "fma", "avx512f", "avx512bw", "avx512_vnni", "avx512vbmi", "avx512_bf16"}
-        ),
-        (
-            "-mavx2",
-            "-mfma",
-            "-mavx512f",
-            "-mavx512bw",
-            "-mavx512vnni",
-            "-mavx512vbmi",
-            "-mavx512bf16",
-        ),
-        "AVX-512 BF16",
-    ),
+    "avx2": _AVX2,
+    "avx512": _AVX512,
+    "avx512_vnni": _AVX512_VNNI,
+    "avx512_bf16": _AVX512_BF16,
     # ... or on AMX tiles (Intel Sapphire Rapids and later).
-    "amx": _Build(
-        64,
-        frozenset(
-            {"avx2", "fma", "avx512f", "avx512bw", "avx512_vnni", "avx512vbmi", "avx512_bf16"}
-            | {"amx_tile", "amx_bf16"}
-        ),
-        (
-            "-mavx2",
-            "-mfma",
-            "-mavx512f",
-            "-mavx512bw",
-            "-mavx512vnni",
-            "-mavx512vbmi",
-            "-mavx512bf16",
-            "-mamx-tile",
-            "-mamx-bf16",
-        ),
-        "AMX",
-    ),
+    "amx": _AVX512_BF16.extended({"amx_tile", "amx_bf16"}, "AMX"),
 }
 # The largest integer the kernel rounds activations to (`kActivationLevels` in the source): its
 # high byte must fit a signed byte.

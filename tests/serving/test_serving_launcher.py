@@ -142,10 +142,22 @@ def test_cpu_list(cpus: set[int], expected: str) -> None:
     assert launcher.cpu_list(cpus) == expected
 
 
-def test_offline_hub_id_fails_in_one_line_naming_the_way_out(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("hub_env", "why"),
+    [
+        ({"HF_HUB_OFFLINE": "1"}, "offline"),
+        # nothing listens there: refused at once. The hub client's error spans lines, and the
+        # one line shown must still say what to do.
+        ({"HF_ENDPOINT": "http://127.0.0.1:9"}, "not downloadable"),
+    ],
+    ids=["offline", "unreachable"],
+)
+def test_a_hub_id_it_cannot_fetch_fails_in_one_line_naming_the_way_out(
+    tmp_path: Path, hub_env: dict[str, str], why: str
+) -> None:
     env = {
-        **os.environ,
-        "HF_HUB_OFFLINE": "1",
+        **{key: value for key, value in os.environ.items() if key != "HF_HUB_OFFLINE"},
+        **hub_env,
         "HF_HOME": str(tmp_path / "hf"),
         "XDG_CACHE_HOME": str(tmp_path / "cache"),
     }
@@ -153,22 +165,8 @@ def test_offline_hub_id_fails_in_one_line_naming_the_way_out(tmp_path: Path) -> 
     assert result.returncode == 2
     error_lines = [line for line in result.stderr.splitlines() if line.startswith("error:")]
     assert len(error_lines) == 1 and "Traceback" not in result.stderr
-    assert "--model DIR" in error_lines[0] and "XHToken/Spark-X2.5-1.7B" in error_lines[0]
-
-
-def test_unreachable_hub_fails_in_one_line_naming_the_way_out(tmp_path: Path) -> None:
-    """The hub client's error spans lines: the one line shown must still say what to do."""
-    env = {
-        **{key: value for key, value in os.environ.items() if key != "HF_HUB_OFFLINE"},
-        "HF_ENDPOINT": "http://127.0.0.1:9",  # nothing listens there: refused at once
-        "HF_HOME": str(tmp_path / "hf"),
-        "XDG_CACHE_HOME": str(tmp_path / "cache"),
-    }
-    result = run_cli("serve", "--model", "XHToken/Spark-X2.5-1.7B", "--port", "18413", env=env)
-    assert result.returncode == 2
-    error_lines = [line for line in result.stderr.splitlines() if line.startswith("error:")]
-    assert len(error_lines) == 1 and "Traceback" not in result.stderr
-    assert "not downloadable" in error_lines[0] and "--model DIR" in error_lines[0]
+    assert why in error_lines[0] and "--model DIR" in error_lines[0]
+    assert "XHToken/Spark-X2.5-1.7B" in error_lines[0]
 
 
 def test_stop_without_a_server_says_so(tmp_path: Path) -> None:
