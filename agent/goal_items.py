@@ -38,6 +38,15 @@ _REMOVAL = re.compile(
 _NEGATED = re.compile(
     r"\b(?:don['’]?t|do\s+not|never|not|without|no\s+need\s+to)\s+(?:\w+\s+){0,2}$", re.I
 )
+# "send" and "resend" anywhere; "text" and "message" as the verb a sentence starts with ("Text
+# Bob ...", "and message them"), not the nouns ("the text of the note", "my last text", "new
+# name, text becomes ...").
+_SENDING = re.compile(
+    r"\b(?:re-?)?send\b|(?:^|[.;!?]\s+|\b(?:and|then|please)\s+)(?:text|message|sms)\s+"
+    r"(?!(?:of|in|on|to|from|field|box|says?|reads?|that|is|was|becomes?|should|must|will"
+    r"|would|messages?)\b)",
+    re.IGNORECASE,
+)
 # Goals that mark items of a list done ("tick off X", "mark X as completed", "complete the
 # to-do X"), which then leave the list of open items.
 _MARKS_DONE = re.compile(
@@ -86,6 +95,12 @@ _ITEM_LIKE = re.compile(r"\S\s+\S|[\d._]")
 # Texts given word for word: “...”, "...", «...», „...“.
 _QUOTED = re.compile(r'“([^”]+)”|"([^"]+)"|«\s*([^»]+?)\s*»|„([^“”]+)[“”]')
 _WORDY = re.compile(r"[^\W\d_]{3,}")
+# A name written as one word of Latin letters and digits ("TravelReports2028", "backup_2"):
+# no word of a sentence is, and a number with its unit ("100mins") is no name.
+_CODE_NAME = re.compile(
+    r"(?<![\w@./+:-])(?=\w*[A-Za-z])(?=\w*\d)(?![0-9]+[A-Za-z]*(?![\w-]))[A-Za-z0-9_]{6,}"
+    r"(?![\w@/:-]|\.\w)"
+)
 # a file's name, alone or at the end of its path ("Movies/clip.mp4"), by the extensions of
 # documents and media: "tasks.org" is a website, "6.5" a number
 _FILE_NAME = re.compile(
@@ -305,6 +320,13 @@ def asks_for_answer(goal: str) -> bool:
     return _QUESTION.search(text) is not None and _POLITE_REQUEST.search(text) is None
 
 
+def asks_to_send(goal: str) -> bool:
+    """Whether the goal asks for a message to be sent ("send Ana “on my way”", "send it
+    again", "Text Bob: ..."), which is done only once a send button is pressed."""
+    asked = [verb for verb in _SENDING.finditer(goal) if not _NEGATED.search(goal[: verb.start()])]
+    return bool(asked) and not asks_for_answer(goal)
+
+
 def unshown_quotes(goal: str, labels: Iterable[str]) -> list[str]:
     """The texts the goal gives word for word (in quotation marks, with a word of three
     letters or more, and file names: "notes.md", "Movies/clip.mp4"), and the amounts of money
@@ -324,6 +346,18 @@ def unshown_quotes(goal: str, labels: Iterable[str]) -> list[str]:
     ]
     unshown = [text for text in given if not any(_may_show(label, text) for label in labels)]
     return list(dict.fromkeys(unshown))
+
+
+def unlisted_names(goal: str, listed: Iterable[str]) -> list[str]:
+    """The names of files and folders the goal gives ("notes.md", "TravelReports2028") that none
+    of `listed`, the labels screens showed outside text fields, holds. A name the goal gives is
+    the name of something that exists, or exists once the goal is done, and the phone lists
+    it: one typed into a rename box and never saved is no file of that name."""
+    listed = list(listed)
+    names = [*_FILE_NAME.findall(goal), *_CODE_NAME.findall(goal)]
+    return list(
+        dict.fromkeys(name for name in names if not any(_may_show(label, name) for label in listed))
+    )
 
 
 def _first_group(found: re.Match[str]) -> str:

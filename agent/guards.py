@@ -20,8 +20,11 @@ or clean, explained stops. Each one leaves a GuardNote (kind + reason) in the tr
   is refused, each time, while the screen of the claim still lists one of them by its exact title
   (`agent.goal_items`); small models delete the neighbouring row and call it done. A goal that
   marks named to-dos done is refused the same way while the screen lists one as open; a
-  text, file name or amount of money the goal gives must have been on some screen; and a
-  goal that asks a question or for a value ("How much ...?", "Find the number saved for
+  text, file name or amount of money the goal gives must have been on some screen, and a
+  file's or folder's name outside a text field (a new name typed into a rename box and
+  cancelled names no file); a goal that sends a message needs a Send button pressed; a goal
+  that asks the stopwatch running or stopped needs its page last shown so
+  (`agent.goal_stopwatch`); and a goal that asks a question or for a value ("How much ...?", "Find the number saved for
   ...") is refused, each time, while the claim carries no answer. A goal that deletes copies
   ("delete the duplicate recipes") is refused while the screen of the claim lists an item
   twice, word for word. A switch
@@ -96,15 +99,18 @@ from agent.actions import Action, LongPress, Tap, TaskComplete, TypeText, Wait, 
 from agent.goal_items import (
     answer_row_mismatch,
     asks_for_answer,
+    asks_to_send,
     copies_listed,
     made_up_values,
     padded_words,
     removal_shown,
     still_open,
+    unlisted_names,
     unshown_durations,
     unshown_quotes,
     unshown_times,
 )
+from agent.goal_stopwatch import stopwatch_running, stopwatch_wish
 from agent.goal_switches import (
     GoalTarget,
     every_switch,
@@ -144,6 +150,8 @@ RISKY_WORDS = (
     "format",
     "factory",
 )
+# a control that sends what was written: "Send", "Send SMS", "Send message"
+_SEND_BUTTON = re.compile(r"^\s*send\b", re.IGNORECASE)
 _RISKY = re.compile(rf"\b({'|'.join(RISKY_WORDS)})\w*", re.IGNORECASE)
 
 
@@ -257,6 +265,10 @@ class Guards:
         self._parts_seen = {part: _PartSeen() for part in self.goal.parts}
         self._every = every_switch(goal)
         self._every_last: dict[str, bool] = {}  # each switch of that kind shown: its last state
+        self._sends = asks_to_send(goal)
+        self._sent = False  # a send button pressed, and the screen changed
+        self._stopwatch_wish = stopwatch_wish(goal)
+        self._stopwatch_last: bool | None = None  # whether the stopwatch last shown was counting
         self._confirm = confirm
         self._max_bad_calls = max_bad_calls
         self._max_no_op_streak = max_no_op_streak
@@ -275,6 +287,7 @@ class Guards:
         self._answer_pushed_back = False
         self._wrong_row_pushed_back = False
         self._seen_labels: set[str] = set()  # every label shown in the episode
+        self._listed_labels: set[str] = set()  # those shown outside text fields
 
     def take_escalation(self) -> bool:
         """True once after an escalation: the next decision should think."""
@@ -296,6 +309,9 @@ class Guards:
         """Before running an action: allow it, block it, or end the episode."""
         self._bad_calls = 0
         self._seen_labels.update(element.label for element in screen.elements)
+        self._listed_labels.update(
+            element.label for element in screen.elements if element.role != "input"
+        )
         self._record_parts(screen)
         if isinstance(action, TaskComplete):
             return self._review_claim(action, screen)
@@ -349,6 +365,8 @@ class Guards:
             self._agent_changes[key] = _Change(
                 original.before if original else change.before, change.after
             )
+        if self._sends and isinstance(action, Tap) and not unchanged:
+            self._sent |= _SEND_BUTTON.search(before.element(action.index).label) is not None
         turned = _turned_as_asked(self.goal.parts, before, after)
         self._record_parts(after)
         if turned and self._goal_reached():
@@ -410,6 +428,10 @@ class Guards:
             element = part.find(screen)
             if element is not None:
                 seen.saw(element.checked, part.desired)
+        if self._stopwatch_wish is not None:
+            running = stopwatch_running(screen)
+            if running is not None:
+                self._stopwatch_last = running
         if self._every is not None:
             for shown in screen.elements:
                 if self._every.matches(shown) and shown.checked is not None:
@@ -464,6 +486,16 @@ class Guards:
                     f"{_quoted(left)} last shown not {state}, the goal asks {self._every.asked}",
                     prompt.every_switch_unmet(left, state),
                 )
+        if self._stopwatch_wish is not None and self._stopwatch_last != self._stopwatch_wish:
+            asked = _stopwatch_state(self._stopwatch_wish)
+            shown = (
+                "no screen showed the stopwatch"
+                if self._stopwatch_last is None
+                else f"the stopwatch was last shown {_stopwatch_state(self._stopwatch_last)}"
+            )
+            return _refused_claim(
+                f"{shown}, the goal asks it {asked}", prompt.stopwatch_unmet(asked, shown)
+            )
         still_listed = removal_shown(self._goal_text, screen)
         if still_listed:
             return _refused_claim(
@@ -487,6 +519,16 @@ class Guards:
             return _refused_claim(
                 f"no screen showed {_quoted(unshown)}, which the goal quotes",
                 prompt.quote_unshown(unshown),
+            )
+        unlisted = unlisted_names(self._goal_text, self._listed_labels)
+        if unlisted:
+            return _refused_claim(
+                f"no screen listed {_quoted(unlisted)}, which the goal names",
+                prompt.name_unlisted(unlisted),
+            )
+        if self._sends and not self._sent:
+            return _refused_claim(
+                "no send button was pressed, the goal sends a message", prompt.message_unsent()
             )
         durations = unshown_durations(self._goal_text, self._seen_labels)
         if durations:
@@ -692,6 +734,10 @@ def _blocked(kind: GuardKind, reason: str, message: str) -> GuardDecision:
 def _refused_claim(why: str, message: str) -> GuardDecision:
     """A success claim turned down, every time it is made."""
     return _blocked("completion_check", f"{why}: refused", message)
+
+
+def _stopwatch_state(running: bool) -> str:
+    return "running" if running else "stopped"
 
 
 def _quoted(titles: list[str]) -> str:

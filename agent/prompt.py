@@ -274,6 +274,17 @@ def quote_unshown(quotes: Sequence[str]) -> str:
     )
 
 
+def name_unlisted(names: Sequence[str]) -> str:
+    """A success claim before any screen listed a file or folder by the name the goal gives,
+    outside a text field."""
+    quoted = _and_list([f'"{name}"' for name in names])
+    return (
+        f"Not done yet: no screen has listed {quoted}, the name the goal gives, outside a text "
+        "field. Save the name where the goal asks and check that it is listed, or call "
+        "task_complete(success=false) if it cannot be done."
+    )
+
+
 def duration_unshown(durations: Sequence[str]) -> str:
     """A success claim before any screen showed the timer at the duration the goal gives."""
     return (
@@ -289,6 +300,26 @@ def alarm_time_unshown(times: Sequence[str]) -> str:
         f"Not done yet: no screen has shown an alarm at {_and_list(times)}, the time the goal "
         "gives. Find or set the alarm at exactly that time, or call "
         "task_complete(success=false) if it cannot be done."
+    )
+
+
+def message_unsent() -> str:
+    """A success claim on a goal that sends a message before any send button was pressed."""
+    return (
+        "Not done yet: the goal asks to send a message, and nothing has been sent: no Send "
+        "button was pressed. Open the conversation, write the message the goal asks for and "
+        "press Send, or call task_complete(success=false) if it cannot be done."
+    )
+
+
+def stopwatch_unmet(asked: str, shown: str) -> str:
+    """A success claim on a goal that asks the stopwatch running or stopped while it was last
+    shown otherwise, or never shown."""
+    button = "Start" if asked == "running" else "Pause"
+    return (
+        f"Not done yet: the goal asks for the stopwatch {asked}, and {shown}. Open the "
+        f"stopwatch and press {button}, or call task_complete(success=false) if it cannot be "
+        "done."
     )
 
 

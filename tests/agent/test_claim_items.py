@@ -1,7 +1,8 @@
 """Claims checked against the items a goal names: a deletion claimed while the list still shows
 the item, a question closed without an answer, an answer read off the neighbouring row, a text
-the goal quotes that no screen has shown, a timer never shown at the goal's duration and an
-alarm never shown at the goal's time."""
+the goal quotes that no screen has shown, a name it gives that no screen listed, a message
+claimed sent before a send button was pressed, a timer never shown at the goal's duration and
+an alarm never shown at the goal's time."""
 
 from __future__ import annotations
 
@@ -14,10 +15,12 @@ from agent.execute import execute
 from agent.goal_items import (
     answer_row_mismatch,
     asks_for_answer,
+    asks_to_send,
     copies_listed,
     made_up_values,
     marks_done,
     removal_shown,
+    unlisted_names,
     unshown_durations,
     unshown_quotes,
     unshown_times,
@@ -564,6 +567,55 @@ def test_a_claim_on_an_unshown_quote_ends_the_run_uncompleted(tmp_path: Path) ->
     assert episode.end.stop_reason != "completed"
 
 
+@pytest.mark.parametrize(
+    ("goal", "sends"),
+    [
+        ("My last text to Ana may not have arrived: send it again.", True),
+        ("Text Bob “see you at 8”", True),
+        ("save Ana as a contact and message her “hi”", True),
+        ("Resend my last message to Ana", True),
+        # the nouns, a question, a negation
+        ("Change the text of shopping.md to “milk”", False),
+        ("markor: a.md → rename b.md, text becomes “x”", False),
+        ("What did Bob text me last?", False),
+        ("Create a contact for Ana; the number is in Bob's last text.", False),
+        ("don't send anything yet, just write the draft", False),
+    ],
+)
+def test_goals_that_send_a_message(goal: str, sends: bool) -> None:
+    assert asks_to_send(goal) is sends
+
+
+def test_a_message_claimed_sent_before_send_was_pressed_is_refused(tmp_path: Path) -> None:
+    task = TASKS_BY_NAME["SimpleSmsResend"]
+    device = Simulator(state=task.initial_state(0))
+    name, text = (task.params(0)[key] for key in ("name", "text"))
+    episode = run_scripted(
+        task.goal(0),
+        device,
+        [
+            call("open_app", name="Messages"),
+            tap("Allow"),
+            tap(name),
+            call("task_complete", success=True),  # the conversation open, nothing sent
+            on_label("type_text", "Text message", text=text),
+            tap("Send SMS"),
+            call("task_complete", success=True),
+        ],
+        tmp_path / "t.jsonl",
+        settings=RunSettings(max_steps=10),
+        confirm=lambda described: True,  # the user approves sending
+    )
+    early, late = episode.steps[3], episode.steps[6]
+    assert is_refused_completion(early)
+    assert early.guard.notes[0].reason == (
+        "no send button was pressed, the goal sends a message: refused"
+    )
+    assert not is_refused_completion(late)
+    assert episode.end.stop_reason == "completed"
+    assert task.success(device.state, 0)
+
+
 def on_label(tool: str, label: str, **arguments: object) -> Turn:
     """A call of `tool` on the element labelled `label` on the screen the agent sent."""
     return lambda body: call(tool, index=index_of(body, label), **arguments)
@@ -604,6 +656,58 @@ def test_a_rename_claimed_before_the_new_name_was_on_a_screen_is_refused(
     assert "home_video_0643_old.mp4" in refused[0].guard.notes[0].reason
     assert episode.end.stop_reason == "completed"
     assert "Movies/home_video_0643_old.mp4" in device.state["files"]
+
+
+def test_a_new_name_only_typed_into_the_rename_box_is_refused(tmp_path: Path) -> None:
+    task = TASKS_BY_NAME["FilesRenameFile"]
+    device = Simulator(state=task.initial_state(0))
+    episode = run_scripted(
+        task.goal(0),
+        device,
+        [
+            call("open_app", name="Files"),
+            tap("Show roots"),
+            tap("Pixel 7"),
+            tap("Movies"),
+            on_label("long_press", "home_video_0643.mp4"),
+            tap("More options"),
+            tap("Rename"),
+            on_label(
+                "type_text", "home_video_0643.mp4", text="home_video_0643_old.mp4", clear=True
+            ),
+            tap("Cancel"),  # the box closed, the file keeps its name
+            call("task_complete", success=True),
+        ],
+        tmp_path / "t.jsonl",
+        settings=RunSettings(max_steps=12),
+    )
+    claim = episode.steps[9]
+    assert is_refused_completion(claim)
+    assert claim.guard.notes[0].reason == (
+        'no screen listed "home_video_0643_old.mp4", which the goal names: refused'
+    )
+    assert "Movies/home_video_0643.mp4" in device.state["files"]
+
+
+@pytest.mark.parametrize(
+    ("goal", "listed", "unlisted"),
+    [
+        (
+            "Make a folder TravelReports2028 in Markor.",
+            ["Notes", "WorkLists2027"],
+            ["TravelReports2028"],
+        ),
+        ("Make a folder TravelReports2028 in Markor.", ["TravelReports2028, Folder"], []),
+        ("rename a.md to b_2.md", ["a.md"], ["b_2.md"]),
+        # numbers with units, times, hyphenated durations, sentences: no names
+        ("Set a 20-hour timer of 100mins at 5pm on the 21st", [], []),
+        ("text them “明天1点56分在学校见”", [], []),
+    ],
+)
+def test_names_a_goal_gives_are_held_to_the_labels_listed(
+    goal: str, listed: list[str], unlisted: list[str]
+) -> None:
+    assert unlisted_names(goal, listed) == unlisted
 
 
 # --- timers -------------------------------------------------------------------------------------
