@@ -159,11 +159,20 @@ def tool_call(action: Action, call_id: str) -> dict[str, object]:
     }
 
 
+def _has(screen: Screen, label: str) -> bool:
+    try:
+        find_element(screen, label)
+    except OracleError:
+        return False
+    return True
+
+
 def shows(step: PlanStep, screen: Screen) -> bool:
     """Whether `screen` has the element `step` acts on, or, for an answer, shows the answer
     (other steps without an element always apply)."""
     if step.tool == "task_complete" and step.answer:
-        return not unseen_answer_parts(step.answer, (e.label for e in screen.elements))
+        shown = not unseen_answer_parts(step.answer, (e.label for e in screen.elements))
+        return shown and (step.near is None or _has(screen, step.near))
     if step.target is None:
         return True
     try:

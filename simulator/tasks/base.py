@@ -41,7 +41,8 @@ PlanTool = Literal[
 
 class PlanStep(BaseModel):
     """One oracle action. `target` is an element label on the screen at that moment; `near`
-    picks, among several elements with that label, the one closest to the element `near`.
+    picks, among several elements with that label, the one closest to the element `near`
+    (for an answer: the element that must be shown with it).
     An `optional` step is skipped when its target is not on screen (a prompt that only some
     launches show). A `remember` step is no action: where its target (the value) is on
     screen, `text` is written down for later screens, beside the next step's call."""
@@ -87,8 +88,10 @@ def open_app(name: str) -> PlanStep:
     return PlanStep(tool="open_app", app=name)
 
 
-def done(answer: str | None = None) -> PlanStep:
-    return PlanStep(tool="task_complete", answer=answer)
+def done(answer: str | None = None, near: str | None = None) -> PlanStep:
+    """The end of the plan; an answer is given on a screen that shows it and, when `near` is
+    set, the element `near` (the item it is about) too."""
+    return PlanStep(tool="task_complete", answer=answer, near=near)
 
 
 @dataclass(frozen=True)

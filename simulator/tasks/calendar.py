@@ -136,7 +136,8 @@ TASKS: list[Task] = [
                 {"title": "Standup", "date": "2024-10-15", "time": "09:30"},
             ]
         },
-        plan=lambda p: [*open_calendar(), done(answer=p["time"])],
+        # read beside the event's title: a new event's form shows a start time too
+        plan=lambda p: [*open_calendar(), done(answer=p["time"], near=p["title"])],
         check=lambda s, p, a: same_time(a, p["hhmm"]),
         max_steps=8,
     ),

@@ -70,6 +70,23 @@ def test_the_oracle_answers_only_on_a_screen_that_shows_the_answer(
         assert part in labels
 
 
+def test_an_event_time_is_read_beside_its_title_not_off_a_new_events_form(
+    tmp_path: Path,
+) -> None:
+    # this seed opens Calendar on a new event's form, whose start time is the event's time
+    task = TASKS_BY_NAME["SimpleCalendarEventTime"]
+    outcome = Runner(tmp_path, EvalSettings()).run(
+        Run(task, 4303, PolicySpec(kind="oracle"), guards=True, phrasing=7, detour=True)
+    )
+    assert outcome.stop_reason == "completed", outcome.detail
+    assert outcome.success and outcome.refused_completions == 0
+    records = [json.loads(line) for line in Path(outcome.trajectory).read_text().splitlines()]
+    last = [record for record in records if record["type"] == "step"][-1]
+    labels = " | ".join(element["label"] for element in last["screen"]["elements"])
+    assert task.params(4303)["title"] in labels
+    assert "Add title" not in labels
+
+
 @pytest.mark.parametrize(
     ("name", "seed", "taps"),
     [
