@@ -24,12 +24,11 @@ or clean, explained stops. Each one leaves a GuardNote (kind + reason) in the tr
   file's or folder's name outside a text field (a new name typed into a rename box and
   cancelled names no file); a goal that sends a message needs a Send button pressed; a goal
   that asks the stopwatch running or stopped needs its page last shown so
-  (`agent.goal_stopwatch`); and a goal that asks a question or for a value ("How much ...?", "Find the number saved for
-  ...") is refused, each time, while the claim carries no answer. A goal that deletes copies
-  ("delete the duplicate recipes") is refused while the screen of the claim lists an item
-  twice, word for word. A switch
-  may be named with the words around it in any order ("the alarm set for 7:33 AM" is the
-  "7:33 AM alarm" switch).
+  (`agent.goal_stopwatch`); and a goal that asks a question or for a value ("How much ...?",
+  "Find the number saved for ...") is refused, each time, while the claim carries no answer.
+  A goal that deletes copies ("delete the duplicate recipes") is refused while the screen of
+  the claim lists an item twice, word for word. A switch may be named with the words around
+  it in any order ("the alarm set for 7:33 AM" is the "7:33 AM alarm" switch).
 - every switch of a kind: a goal that asks every switch of a kind in one state ("turn off all
   my alarms") has its claim refused, every time, while a switch of that kind (its label holds
   the word) was last shown in the other state.
