@@ -14,9 +14,10 @@ from agent.goal_items import asks_for_answer
 from agent.screen import Screen
 
 _STOPWATCH = re.compile(r"\bstop\s?watch\b", re.IGNORECASE)
-# Words that ask it to count, and words that ask it to stand still.
+# Words that ask it to count, and words that ask it to stand still. "go" alone is left out:
+# "go to the stopwatch" asks for a page, not a state.
 _RUNNING_WORDS = re.compile(
-    r"\b(?:start(?:s|ed|ing)?|go(?:ing)?|count(?:s|ing)?|run(?:s|ning)?|tim(?:e|ing)\s+(?:me|my|it)"
+    r"\b(?:start(?:s|ed|ing)?|going|count(?:s|ing)?|run(?:s|ning)?|tim(?:e|ing)\s+(?:me|my|it)"
     r"|timing|begin|resume|tick(?:ing)?|kick\s+off|set\s+off)\b",
     re.IGNORECASE,
 )

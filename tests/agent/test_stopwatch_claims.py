@@ -33,6 +33,8 @@ from tests.support.loop_harness import run_scripted
         ("start the stopwatch, I'll stop it when I'm back", None),
         ("Is the stopwatch running?", None),
         ("How long has the stopwatch been running?", None),
+        # a page, not a state
+        ("Go to the stopwatch tab in Clock.", None),
         # not about the stopwatch
         ("Start a 5 minute timer.", None),
         ("Stop the alarm at 7:00.", None),
