@@ -1,5 +1,5 @@
 """Claims about the stopwatch held to the state its page last showed: "get the stopwatch going"
-claimed on the Start button nobody pressed is refused, and said when it counts."""
+claimed on the Start button nobody pressed is refused, and accepted once it counts."""
 
 from __future__ import annotations
 
