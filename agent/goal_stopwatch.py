@@ -24,6 +24,8 @@ _RUNNING_WORDS = re.compile(
 _STOPPED_WORDS = re.compile(
     r"\b(?:paus(?:e|ed|ing)|stop(?:s|ped|ping)?|halt(?:ed)?|hold|freeze|frozen)\b", re.IGNORECASE
 )
+# "isn't counting", "shouldn't be running": the negations of a state, which
+# `agent.goal_items`' reading of negated verbs of doing ("don't delete") leaves out
 _NEGATION_BEFORE = re.compile(
     r"\b(?:not|never|no\s+longer|isn['’]?t|aren['’]?t|shouldn['’]?t|mustn['’]?t|don['’]?t"
     r"|doesn['’]?t|won['’]?t)\s+(?:be\s+|keep\s+|still\s+)?$",

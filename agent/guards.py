@@ -486,14 +486,14 @@ class Guards:
                     prompt.every_switch_unmet(left, state),
                 )
         if self._stopwatch_wish is not None and self._stopwatch_last != self._stopwatch_wish:
-            asked = _stopwatch_state(self._stopwatch_wish)
             shown = (
                 "no screen showed the stopwatch"
                 if self._stopwatch_last is None
                 else f"the stopwatch was last shown {_stopwatch_state(self._stopwatch_last)}"
             )
             return _refused_claim(
-                f"{shown}, the goal asks it {asked}", prompt.stopwatch_unmet(asked, shown)
+                f"{shown}, the goal asks it {_stopwatch_state(self._stopwatch_wish)}",
+                prompt.stopwatch_unmet(self._stopwatch_wish, shown),
             )
         still_listed = removal_shown(self._goal_text, screen)
         if still_listed:

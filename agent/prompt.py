@@ -312,10 +312,10 @@ def message_unsent() -> str:
     )
 
 
-def stopwatch_unmet(asked: str, shown: str) -> str:
-    """A success claim on a goal that asks the stopwatch running or stopped while it was last
-    shown otherwise, or never shown."""
-    button = "Start" if asked == "running" else "Pause"
+def stopwatch_unmet(running: bool, shown: str) -> str:
+    """A success claim on a goal that asks the stopwatch running (or stopped) while it was
+    last shown otherwise, or never shown: `shown` says which."""
+    asked, button = ("running", "Start") if running else ("stopped", "Pause")
     return (
         f"Not done yet: the goal asks for the stopwatch {asked}, and {shown}. Open the "
         f"stopwatch and press {button}, or call task_complete(success=false) if it cannot be "
