@@ -30,21 +30,46 @@ from agent.screen_text import ELLIPSIS, MAX_LABEL_CHARS
 # How the screen model joins the pieces of a row's label: title, summary, values.
 PIECE_SEPARATOR = ", "
 _REMOVAL = re.compile(
-    r"\b(?:delete|remove|erase|trash|discard|get\s+rid\s+of|throw\s+away)\b"
-    r"|\b(?:take|get)\b[^.;:!?\n]*\bout\s+of\b|\bscratch\b[^.;:!?\n]*\boff\b",
+    r"\b(?:delet|remov|eras|trash|discard)(?:e|es|ed|ing)?\b|\b(?:get\s+rid\s+of|throw\s+away)\b"
+    # "get me out of airplane mode" takes no item out of a list
+    r"|\b(?:take|get)\b[^.;:!?\n]*\bout\s+of\b(?!\s+(?:the\s+)?[\w-]+\s+mode\b)"
+    r"|\bscratch\b[^.;:!?\n]*\boff\b"
+    r"|\btake\s+(?:it|them|that|this|those|these)\s+(?:off|out)\b"
+    # all of something: "clear out" or "wipe" alone may be a note's text
+    r"|\b(?:clear|wipe)\s+(?:out\s+|away\s+)?(?:all|every\w*|(?:my|the)\s+(?:whole|entire))\b"
+    r"|\bbin\s+(?=(?:the|my|it|them|that|this|those|these|all)\b)"
+    # the state a deletion leaves: "X should be gone", "no longer in Pro Expense", "X
+    # shouldn't be in my Tasks app anymore", "no notes left"
+    r"|\b(?:be|is|are)\s+gone\b|\bgone\s+from\b|\bno\s+longer\s+(?:be\s+)?(?:in|on|listed)\b"
+    r"|\b(?:should|must)(?:n['’]?t|\s+not)\s+be\s+(?:in|on)\b[^.;:!?\n]*\b(?:any\s?more)\b"
+    r"|\bnothing\s+left\b|\bno\s+(?:[^\W\d_]+\s+){1,2}left\b",
     re.IGNORECASE,
 )
 # "Don't delete it", "switch it off without removing it": no deletion asked.
 _NEGATED = re.compile(
-    r"\b(?:don['’]?t|do\s+not|never|not|without|no\s+need\s+to)\s+(?:\w+\s+){0,2}$", re.I
+    r"(?:\b(?:do\s+not|never|not|without|no\s+need\s+to)|n['’]t)\s+(?:\w+\s+){0,2}$", re.I
 )
 # "send" and "resend" anywhere; "text" and "message" as the verb a sentence starts with ("Text
 # Bob ...", "and message them"), not the nouns ("the text of the note", "my last text", "new
 # name, text becomes ...").
+_ANSWER_FORM = (
+    r"(?:with\s+)?(?:just\b|only\b|yes\b|no\b|in\s|like\b|as\b|using\b|[\d:]"
+    r"|(?:a|an|the|one)\s+(?:single\s+)?(?:number|integer|answer|name|title|word|time|amount|count"
+    r"|date)s?\b)"
+)
+_VERB_OPENING = r"(?:^|[.;!?]\s+|\b(?:and|then|please|pls|plz|you|u|to|just|also)\s+)"
 _SENDING = re.compile(
-    r"\b(?:re-?)?send\b|(?:^|[.;!?]\s+|\b(?:and|then|please)\s+)(?:text|message|sms)\s+"
+    r"\b(?:re-?)?send(?:ing)?\b|\b(?:be|been|get|gets|got)\s+sent\b|\bsent\s+again\b"
+    r"|\b(?:text|message|sms)\s+sent\s+to\b"
+    rf"|{_VERB_OPENING}(?:text|message|sms|msg)\s+"
     r"(?!(?:of|in|on|to|from|field|box|says?|reads?|that|is|was|becomes?|should|must|will"
-    r"|would|messages?)\b)",
+    r"|would|messages?)\b)"
+    # a reply is sent too: "reply to Bob", "write back ...", "answer Bob's text"; not "reply
+    # with just the number", which says how to answer a question
+    rf"|{_VERB_OPENING}(?:reply|respond|write\s+back|answer)\b(?!\s+{_ANSWER_FORM})"
+    r"|\b(?:shoot|drop|fire\s+off)\b[^.;:!?\n]{0,40}?\b(?:text|message|sms|line)\b|\bforward\b"
+    r"|\b(?:let\b[^.;:!?\n]{0,40}?\bknow|tell|inform|pass\b[^.;:!?\n]{0,20}?\bon|share|give)\b"
+    r"[^.;:!?\n]{0,60}?\b(?:by|via|over|in\s+an?)\s+(?:text|sms|message)",
     re.IGNORECASE,
 )
 # Goals that mark items of a list done ("tick off X", "mark X as completed", "complete the
@@ -54,6 +79,7 @@ _MARKS_DONE = re.compile(
     # "check it off", not "check that Wi-Fi is off"
     r"|\b(?:tick|check)(?:s|ed|ing)?\s+(?:(?!that|whether|if|is)\w+\s+){0,8}?off\b"
     r"|\bcheck(?:s|ed|ing)?\s+(?:the\s+)?box\b"
+    r"|\b(?:show|shown|showing|appear)\s+as\s+(?:complete|completed|done|finished)\b"
     r"|\bcomplete\s+the\s+(?:task|to-?do)\b"
     r"|\bset\b[^.;:!?\n]*?\bto\s+(?:complete|completed|done|finished)\b",
     re.IGNORECASE,
@@ -62,19 +88,22 @@ _MARKS_DONE = re.compile(
 _DONE_SECTION = {"completed", "done"}
 # Goals that delete all but one of something leave that one on screen.
 _KEEPS_ONE = re.compile(
-    r"\b(?:duplicat\w*|all\s+but|but\s+one|only\s+once|one\s+copy|one\s+of\s+each)\b",
+    r"\b(?:duplicat\w*|dupes?|all\s+but|but\s+one|only\s+once|one\s+copy"
+    r"|one\s+of\s+(?:each|every))\b",
     re.IGNORECASE,
 )
 # Goals that delete the copies of an item: one of each is kept, none is left twice.
 _COPIES = re.compile(
-    r"\b(?:duplicat\w*|twice|copies|(?:the|a|an|each|every)\s+copy|double[sd]?)\b", re.IGNORECASE
+    r"\b(?:duplicat\w*|dupes?|twice|copies|(?:the|a|an|each|every)\s+copy|double[sd]?)\b",
+    re.IGNORECASE,
 )
 # A goal that deletes every note ("delete all my notes", "Clear out Markor: delete each of my
 # notes", "I don't need any of my Markor notes anymore, delete the lot"), which no note row
 # may outlive; one that picks some of them ("all notes about Paris") is not read.
 _EVERY_NOTE = re.compile(
-    r"\b(?:all|every|each|any)(?:\s+of)?(?:\s+(?:my|the|your|those|these))?(?:\s+markor)?"
-    r"\s+notes?\b|\b(?:notes?|markor)\b.*\b(?:the\s+lot|everything|all\s+of\s+them|them\s+all)\b",
+    r"\bno\s+notes\s+left\b"
+    r"|\b(?:all|every|each|any)(?:\s+of)?(?:\s+(?:my|the|your|those|these))?(?:\s+markor)?\s+notes?\b"
+    r"|\b(?:notes?|markor)\b.*\b(?:the\s+lot|everything|all\s+of\s+them|them\s+all)\b",
     re.IGNORECASE | re.DOTALL,
 )
 _SOME_NOTES = re.compile(
@@ -139,7 +168,8 @@ _ALARM_GOAL = re.compile(r"\balarms?\b(?!\s+clock)|\bwake\s+me\b", re.IGNORECASE
 _EXAMPLE_VALUE = re.compile(r"\b(?:like|e\.g\.|such\s+as|for\s+example)\s+\S+", re.IGNORECASE)
 # "7:09 PM", "7:09pm", "8:25 a.m.", "19:09", "7 pm"; a bare number is no time of day
 _TIME_OF_DAY = re.compile(
-    r"(?<![\d:])(\d{1,2})(?::(\d{2}))?\s*(?:([ap])(?:\.\s?m\.|\.?\s?m\b))?(?![\d:])",
+    r"(?<![\d:.])(\d{1,2})(?:(?::|\.(?=\d{2}\s*[ap]\.?\s?m\b))(\d{2}))?\s*"
+    r"(?:([ap])(?:\.\s?m\.|\.?\s?m\b))?(?![\d:])",
     re.IGNORECASE,
 )
 # How long the text before the ellipsis of a label cut short (`truncate`) can be.
@@ -148,7 +178,19 @@ _CUT_LENGTHS = (MAX_LABEL_CHARS - 6, MAX_LABEL_CHARS - 1)
 _VALUE_REQUEST = re.compile(
     r"\b(?:tell\s+me|let\s+me\s+know)\s+(?:what|which|how|who|where|whether|if|the)\b"
     r"|\b(?:answer\s+(?:with|yes|only|in)|reply\s+with\s+the|find\s+out)\b"
-    r"|^\s*(?:please\s+)?(?:find|look\s+up|check|get)\s+(?:the|my)\s+(?:\w+\s+)?"
+    r"|\b(?:tell|say|give|read)\s+(?:it\s+)?(?:to\s+)?me\b"
+    r"(?!\s+(?:when|once|after|if)\s+(?:(?:you|it)(?:['’]re|['’]s|\s+are|\s+is)\s+)?"
+    r"(?:done|finished|ready|complete)\b)"
+    r"|\bread\s+(?:out|aloud)\b"
+    r"|\bi(?:\s+(?:need|want|would\s+like)|['’]d\s+like)\s+to\s+know\b"
+    r"|\bcount\s+how\s+many\b|^\s*(?:please\s+)?(?:list|count)\s+(?:the|all|my|every|how)\b"
+    # the form an answer takes: "yes or no", "just the number", "titles only"
+    r"|\byes\s+or\s+no\b"
+    r"|\b(?:just|only)\s+the\s+(?:number|titles?|names?|time|amount|count)(?:\s+with\s+commas)?"
+    r"\s*(?:[.!,;]|$)|\b(?:number|titles?|names?)\s+only\b"
+    r"|\btitles?\s+only\b|\bcomma[\s-]separated\b|\bseparated\s+by\s+commas\b"
+    r"|^\s*(?:(?:can|could|would)\s+you\s+)?(?:please\s+)?(?:find|look\s+up|check|get)\s+"
+    r"(?:the|my|this\s+phone['’]s)\s+(?:\w+\s+){0,2}"
     r"(?:number|amount|total|price|cost|date|time|address|email)\b",
     re.IGNORECASE,
 )
@@ -158,10 +200,16 @@ _VALUE_REQUEST = re.compile(
 # it on.") a yes-or-no question sets a condition on the work instead.
 _IN_SENTENCE = r"(?:[^.!?]|(?<=\d)\.(?=\d))*"  # a decimal point ends no sentence
 _QUESTION = re.compile(
-    rf"(?:^|[.!?:;]\s+|\n)(?:what|what['’]s|which|how|when|who|whom|whose|where)\b{_IN_SENTENCE}\?"
+    r"(?:^|[.!?:;,\u2013\u2014]\s+|\n)(?:(?:at|on|in|for|from|by|to)\s+)?"
+    rf"(?:what|what['’]s|which|how|when|who|whom|whose|where)\b{_IN_SENTENCE}\?"
     r"|^\s*(?:what|what['’]?s|whats|which|how\s+much|how\s+many|who|whose|where)\b"
     r"|(?:^|[.!?:;]\s+|\n)(?:is|are|am|was|were|do|does|did|have|has|can\s+i)\b"
-    rf"{_IN_SENTENCE}\?\s*$",
+    rf"{_IN_SENTENCE}\?\s*$"
+    # one sentence that ends in a question mark ("build number?"), or opens like a question
+    # and has none ("do i have any events on friday")
+    r"|^(?![^?]*\b(?:can|could|would|will|mind|may|shall|should|possible|please)\b)"
+    r"[^.!?\n]+\?\s*$"
+    r"|^\s*(?:do|does|did|am|is|are|was|were|have|has)\s+(?:i|we|there|my)\b[^?]*$",
     re.IGNORECASE,
 )
 # A request put as a question: "Can you ...?", "How about texting ...?", "When you get a

@@ -29,7 +29,7 @@ _LABEL_FILLERS = {"use", "allow", "enable", "show", "turn", "on"}
 # names the switch labelled "7:33 AM alarm".
 _SUBJECT_FILLERS = {"the", "my", "a", "an", "set", "for", "at"}
 _LOCATION_SUFFIX = re.compile(
-    r"\s+(?:in|on|from)\s+(?:the\s+|my\s+)?(?:settings|phone|device|quick settings"
+    r"\s+(?:in|on|from)\s+(?:the\s+|my\s+|this\s+)?(?:settings|phone|device|quick settings"
     r"|developer options)"
     r"(?:\s+(?:app|page|screen))?$",
     re.IGNORECASE,
@@ -44,8 +44,10 @@ _LOCATION_PREFIX = re.compile(
 # How phones label the switches people ask for, the label Android's own Settings uses first.
 # A goal may name a switch by any of these; a switch is matched by any of them too.
 SWITCH_ALIASES: tuple[tuple[str, ...], ...] = (
-    ("Wi-Fi", "WLAN", "Wi-Fi network"),
-    ("Bluetooth", "Bluetooth radio"),
+    ("Wi-Fi", "WLAN", "Wi-Fi network", "Wireless"),
+    # its own switch, so that "wireless debugging" is not read as Wi-Fi
+    ("Wireless debugging",),
+    ("Bluetooth", "Bluetooth radio", "BT"),
     ("Airplane mode", "Aeroplane mode", "Flight mode", "Plane mode", "Airplane"),
     ("Dark theme", "Dark mode", "Night mode"),
     ("Do Not Disturb", "Do Not Disturb mode", "DND"),
@@ -77,7 +79,8 @@ SWITCH_ALIASES: tuple[tuple[str, ...], ...] = (
     ("Data Saver",),
     ("Flashlight", "Torch"),
     ("Adaptive brightness", "Auto brightness", "Automatic brightness"),
-    ("Stay awake",),
+    ("Stay awake", "Stay awake while charging"),
+    ("USB debugging", "USB debug", "ADB debugging", "Android debugging", "debugging over USB"),
 )
 
 
@@ -205,12 +208,14 @@ class GoalRule:
         found = self.pattern.fullmatch(goal)
         if found is None:
             return None
-        subject = found["subject"].strip()
+        subject = _SUBJECT_TAIL.sub("", found["subject"].strip())
         state = found["state"].casefold()
+        # "make sure flight mode isn't on"
+        negated = found.groupdict().get("negated") is not None
         # compound goals ("turn on Wi-Fi and open ...") are beyond a one-switch rule
-        target = GoalTarget(subject=subject, desired=state in _ON_WORDS)
+        target = GoalTarget(subject=subject, desired=(state in _ON_WORDS) != negated)
         if (
-            re.search(r"\band\b|,|;", subject)
+            re.search(r"\b(?:and|then)\b|,|;", subject)
             or subject.casefold() in _PRONOUNS
             or re.match(r"(?:it|them)\b", subject, re.IGNORECASE)  # "it if needed"
         ):
@@ -222,6 +227,8 @@ def _rule(pattern: str) -> GoalRule:
     return GoalRule(re.compile(pattern, re.IGNORECASE))
 
 
+# words after a name that say when or how, not what: "enable Wi-Fi first"
+_SUBJECT_TAIL = re.compile(r"(?:\s+(?:back|first|please|now|again|too|as\s+well))+$", re.IGNORECASE)
 # "switch it on": what "it" is, the rest of the sentence says
 _PRONOUNS = {"it", "them", "this", "that", "these", "those", "everything", "all"}
 
@@ -229,13 +236,17 @@ GOAL_RULES: tuple[GoalRule, ...] = (
     _rule(rf"(?:turn|switch|toggle)\s+{_STATE}\s+{_SUBJECT}"),
     _rule(rf"(?:turn|switch|toggle)\s+{_SUBJECT}\s+{_STATE}"),
     _rule(rf"{_STATE.replace('on|off|', '')}\s+{_SUBJECT}"),
-    _rule(rf"(?:make\s+sure|ensure)\s+(?:that\s+)?{_SUBJECT}\s+is\s+(?:turned\s+)?{_STATE}"),
+    _rule(
+        rf"(?:make\s+(?:sure|certain)|ensure|double[\s-]?check|check|verify|confirm)\s+(?:that\s+)?"
+        rf"{_SUBJECT}\s+(?:is|are)(?P<negated>n['’]t|\s+not)?\s+(?:(?:turned|switched|set)\s+)?"
+        rf"{_STATE}"
+    ),
     _rule(rf"set\s+{_SUBJECT}\s+to\s+{_STATE}"),
     _rule(rf"{_SUBJECT}:\s*{_STATE}"),
     # a wish or an obligation: "I want WLAN off", "keep Bluetooth on", "Wi-Fi should be off"
     _rule(
         rf"(?:i(?:\s+(?:want|need|would\s+like)|['’]d\s+like)|keep|leave)\s+{_SUBJECT}\s+"
-        + _SET_STATE
+        rf"(?:to\s+)?(?:be\s+)?{_SET_STATE}"
     ),
     _rule(rf"{_SUBJECT}\s+(?:should|must|needs\s+to|has\s+to)\s+be\s+" + _SET_STATE),
 )
@@ -249,7 +260,9 @@ _PART_SEPARATOR = re.compile(
     r"|\s*[,;]\s*|\.\s+",
     re.IGNORECASE,
 )
-_PART_OPENING = re.compile(r"^(?:(?:please|first|also|finally|next|and|then)\b[\s,]*)+", re.I)
+_PART_OPENING = re.compile(
+    r"^(?:(?:please|first|also|finally|next|and|then|so|hey|hi|ok|okay)\b[\s,!]*)+", re.I
+)
 
 
 def goal_target(goal: str) -> GoalTarget | None:
@@ -314,9 +327,13 @@ def goal_parts(goal: str) -> GoalParts:
 _SWITCH = "_switch_"
 _SENTENCE = re.compile(r"[^.!?;\n]+[.!?;\n]*")
 # an alarm named by its time: "the 5:01 AM alarm", "my 13:00 alarm"
-_ALARM_MENTION = re.compile(
-    r"(?<![\d:])(?P<time>\d{1,2}(?::\d{2}\s*(?:[ap]\.?\s?m\b\.?)?|\s*[ap]\.?\s?m\b\.?))"
-    r"\s+alarm\b",
+_ALARM_TIME = r"(?<![\d:])(?P<time>\d{1,2}(?::\d{2}\s*(?:[ap]\.?\s?m\b\.?)?|\s*[ap]\.?\s?m\b\.?))"
+_ALARM_MENTION = re.compile(rf"{_ALARM_TIME}\s+alarm\b", re.IGNORECASE)
+# "the alarm at 12:07 PM", "my alarm for 1:41 AM", "the alarm set for 7:33"; not "an alarm for
+# 7:09", which is one to make
+_ALARM_BEFORE_TIME = re.compile(
+    r"\b(?:the|my|that|this)\s+alarm\s+(?:(?:set|that\s+rings|ringing)\s+)?(?:for|at|of)\s+"
+    rf"{_ALARM_TIME}(?![\d:])",
     re.IGNORECASE,
 )
 _STATE_QUESTION = re.compile(r"^\W*(?:is|are|am|was|were|do|does|did|has|have)\b.*\?", re.I)
@@ -380,7 +397,8 @@ _ON_CUES = re.compile(
         (
             rf"\bon\b(?=\W*$|\s+(?:{_AFTER_ON})\b)",
             # before the switch only after a verb: "put it on DND", not "I'll be on mobile data"
-            r"\b(?:put|set|switch|turn|keep|get|flip)\s+(?:(?:it|the\s+phone|my\s+phone)\s+)?"
+            r"\b(?:put|set|switch|turn|keep|get|flip)(?:s|ting|ing|ping)?\s+"
+            r"(?:(?:it|the\s+phone|my\s+phone)\s+)?"
             rf"on\s+(?:(?:the|my)\s+)?{_SWITCH}",
             # verbs, not nouns: "drop the wifi connection" asks for it off
             r"\b(?:enabl(?:e|ed|es|ing)|activ(?:e|ate|ated|ates|ating)|(?:re)?connect(?:ed|s|ing)?)\b",
@@ -396,7 +414,9 @@ _ON_CUES = re.compile(
 # "stop the screen from sleeping while it charges" is Stay awake on, "I want the battery % up
 # top" Battery percentage on.
 _SCREEN = r"(?:the\s+|my\s+)?(?:screen|display)"
-_BATTERY_SHARE = r"battery\s*(?:%|percent(?:age)?\b)"
+_BATTERY_SHARE = (
+    r"(?:battery(?:\s+level)?\s*(?:%|percent(?:age)?\b)|percent(?:age)?\s+of\s+(?:the\s+)?battery)"
+)
 _DESCRIBED_SWITCHES: tuple[tuple[re.Pattern[str], str, bool], ...] = tuple(
     (re.compile(pattern, re.IGNORECASE), switch, desired)
     for pattern, switch, desired in (
@@ -420,7 +440,8 @@ _DESCRIBED_SWITCHES: tuple[tuple[re.Pattern[str], str, bool], ...] = tuple(
         ),
         (
             rf"\b(?:show|want|see|display|put|add|bring\s+back)\b[^.?!]*\b{_BATTERY_SHARE}"
-            rf"|\b{_BATTERY_SHARE}\s+(?:shown|showing|visible|displayed)\b",
+            rf"|\b{_BATTERY_SHARE}\s+(?:(?:should|must|needs\s+to|to)\s+)?(?:be\s+)?"
+            r"(?:shown|showing|visible|displayed)\b",
             "Battery percentage",
             True,
         ),
@@ -466,7 +487,7 @@ def wished_states(goal: str) -> tuple[GoalTarget, ...]:
     last_named: str | None = None
     # the switches the sentence before asked about, with the state it asked about
     asked: list[tuple[str, bool | None]] = []
-    for sentence in _SENTENCE.findall(goal):
+    for sentence in _SENTENCE.findall(plain_times(goal)):
         wished = _WISHED_ANSWER.match(sentence)
         if wished and len(asked) == 1:
             switch, state = asked[0]
@@ -516,8 +537,9 @@ def _take_out_switches(clause: str) -> tuple[list[str], str]:
             for found in pattern.finditer(clause)
         ]
         + [
-            (found.start(), -found.end(), f"{found['time']} alarm")
-            for found in _ALARM_MENTION.finditer(clause)
+            (found.start(), -found.end(), f"{found['time'].strip()} alarm")
+            for pattern in (_ALARM_MENTION, _ALARM_BEFORE_TIME)
+            for found in pattern.finditer(clause)
         ]
     )
     switches: list[str] = []
@@ -571,7 +593,8 @@ _EVERY = re.compile(
     r"\b(?:(?:turn|switch|flip|toggle|put|set)\s+(?P<verb_state>on|off)\s+"
     r"|(?P<verb>disabl\w*|deactivat\w*|silenc\w*|mut(?:e|ing)|enabl\w*|activat\w*)\s+"
     r"|(?:(?:turn|switch|flip|toggle|put|set)\s+)?)"
-    rf"{_ALL}(?:(?:\s+\w+)??:?\s+(?P<after_state>on|off)\b)?",
+    rf"{_ALL}(?:(?:\s+(?:should|must|need\s+to|needs\s+to|to)\s+be(?:\s+(?:turned|switched|set))?"
+    r"|(?:\s+\w+)??:?)\s+(?P<after_state>on|off)\b)?",
     re.IGNORECASE,
 )
 _NOT_A_KIND = {"time", "day", "week", "thing", "one", "way"}
@@ -628,10 +651,34 @@ def _elliptical(piece: str, previous: GoalTarget | None) -> GoalTarget | None:
 
 
 def _clean_goal(goal: str) -> str:
-    """The goal without a polite opening, closing punctuation or where it happens ("in
-    Settings")."""
-    text = re.sub(r"^\s*please\s+|[\s.!]+$", "", goal, flags=re.IGNORECASE)
+    """The goal without a polite opening or closing ("Hey, could you please", "for me,
+    thanks"), closing punctuation or where it happens ("in Settings")."""
+    text = _POLITE_CLOSING.sub("", _POLITE_OPENING.sub("", plain_times(goal)))
     return _LOCATION_SUFFIX.sub("", _LOCATION_PREFIX.sub("", text))
+
+
+# "7.42 p.m.": the dots of a time of day end no sentence and part no name
+_DOTTED_TIME = re.compile(
+    r"(?<![\d.])(\d{1,2})(?:[.:](\d{2}))?\s*([ap])\.\s?m\.?(?!\w)", re.IGNORECASE
+)
+
+
+def plain_times(text: str) -> str:
+    """`text` with its times of day written without dots: "7.42 p.m." as "7:42 pm"."""
+    return _DOTTED_TIME.sub(
+        lambda time: f"{time[1]}{':' + time[2] if time[2] else ''} {time[3]}m", text
+    )
+
+
+_POLITE_OPENING = re.compile(
+    r"^\s*(?:(?:hey|hi|hello|ok|okay)\b[\s,!]*|(?:can|could|would|will)\s+(?:you|u)\s+"
+    r"|(?:please|pls|kindly)\s+|you\s+)*",
+    re.IGNORECASE,
+)
+_POLITE_CLOSING = re.compile(
+    r"(?:[\s,]+(?:please|pls|plz|for\s+me|now|thanks|thank\s+you|right\s+away))*[\s.!?]*$",
+    re.IGNORECASE,
+)
 
 
 def label_titles(label: str) -> list[str]:

@@ -496,7 +496,15 @@ def test_a_message_the_goal_quotes_must_have_been_on_a_screen() -> None:
     typing = TypeText(index=field.index, text="can you bring the umbrella at 11")
     guards.review(typing, field, screen)
     execute(typing, screen, device, sleep=lambda seconds: None)
-    assert verdict(guards, Screen.parse(device.dump_xml())) == ("complete", "")
+    typed = Screen.parse(device.dump_xml())
+    # "write back" is a reply, sent only once Send is pressed
+    assert verdict(guards, typed)[0] == "block"
+    send = next(element for element in typed.elements if element.label == "Send SMS")
+    guards.review(Tap(index=send.index), send, typed)
+    execute(Tap(index=send.index), typed, device, sleep=lambda seconds: None)
+    sent = Screen.parse(device.dump_xml())
+    guards.observe(Tap(index=send.index), typed, sent)
+    assert verdict(guards, sent) == ("complete", "")
 
 
 @pytest.mark.parametrize(

@@ -265,7 +265,7 @@ def test_a_goal_that_names_a_switch_in_any_words_keeps_the_others_still(goal: st
     "goal",
     [
         "Turn on dark mode",  # the goal's own switch
-        "Turn on USB debugging",  # names none of the phone's everyday switches
+        "Enable developer options",  # names none of the phone's everyday switches
         "Open the Clock app",
     ],
 )

@@ -54,7 +54,7 @@ def asked(goal: str) -> list[str]:
         ("The 5:01 AM alarm must not ring. See to it.", ["5:01 AM alarm off"]),
         ("Is my 13:00 alarm still active? It needs to be off.", ["13:00 alarm off"]),
         ("the 6:40am alarm mustn't wake me, check it's disabled", ["6:40am alarm off"]),
-        ("switch the 6 am alarm back on please", ["6 am alarm on"]),
+        ("the 6 am alarm, switch it back on please", ["6 am alarm on"]),
         # a switch described by what it does
         ("Stop the screen from sleeping while the phone charges.", ["Stay awake on"]),
         ("while it charges the screen should never go to sleep", ["Stay awake on"]),
