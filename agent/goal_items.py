@@ -310,6 +310,19 @@ def removal_shown(goal: str, screen: Screen) -> list[str]:
     return shown
 
 
+def item_titles(label: str, titles: Iterable[str]) -> list[str]:
+    """Which of `titles` a row's label names as its item: every run of its pieces is compared,
+    in any case."""
+    wanted = {_folded(title): title for title in titles}
+    return [wanted[key] for piece in _titles(label) if (key := _folded(piece)) in wanted]
+
+
+def is_item_row(element: Element) -> bool:
+    """Whether `element` is a list's row for an item (a title with what the app says about it:
+    "lease_6901.pdf, 9:41 AM, 1.4 MB"), not a control ("Delete", "Navigate up")."""
+    return _is_row(element) and element.role == "button" and PIECE_SEPARATOR in element.label
+
+
 def deletes_copies(goal: str) -> bool:
     """Whether the goal asks to delete the copies of items ("delete the duplicate recipes"):
     the goals whose claims `copies_listed` reads."""

@@ -100,6 +100,9 @@ from agent.goal_items import (
     asks_for_answer,
     asks_to_send,
     copies_listed,
+    deletes_items,
+    is_item_row,
+    item_titles,
     made_up_values,
     padded_words,
     removal_shown,
@@ -152,6 +155,8 @@ RISKY_WORDS = (
 # a control that sends what was written: "Send", "Send SMS", "Send message"
 _SEND_BUTTON = re.compile(r"^\s*send\b", re.IGNORECASE)
 _RISKY = re.compile(rf"\b({'|'.join(RISKY_WORDS)})\w*", re.IGNORECASE)
+# the risky words that take an item away
+_DELETION = re.compile(r"(?:delet|remov|eras)\w*", re.IGNORECASE)
 
 
 def risky_word(action: Action, target: Element | None) -> str | None:
@@ -264,6 +269,10 @@ class Guards:
         self._parts_seen = {part: _PartSeen() for part in self.goal.parts}
         self._every = every_switch(goal)
         self._every_last: dict[str, bool] = {}  # each switch of that kind shown: its last state
+        self._deletes = deletes_items(goal)
+        # the titles of the rows the goal deletes, as screens listed them
+        self._to_delete: set[str] = set()
+        self._opened_item: str | None = None  # the label of the item row tapped last
         self._sends = asks_to_send(goal)
         self._sent = False  # a send button pressed, and the screen changed
         self._stopwatch_wish = stopwatch_wish(goal)
@@ -312,6 +321,8 @@ class Guards:
             element.label for element in screen.elements if element.role != "input"
         )
         self._record_parts(screen)
+        if self._deletes:
+            self._to_delete.update(removal_shown(self._goal_text, screen))
         if isinstance(action, TaskComplete):
             return self._review_claim(action, screen)
         described = prompt.describe_action(action, screen)
@@ -349,6 +360,17 @@ class Guards:
             )
         self._attempted[key] = progress
         word = risky_word(action, target)
+        if word is not None and _DELETION.fullmatch(word):
+            unasked = self._unasked_deletion(screen)
+            if unasked:
+                asked = sorted(self._to_delete)
+                return _blocked(
+                    "off_goal",
+                    f"{_quoted(unasked)} picked for deletion, the goal deletes {_quoted(asked)}",
+                    prompt.unasked_deletion(unasked, asked, described),
+                )
+        if isinstance(action, Tap) and target is not None and is_item_row(target):
+            self._opened_item = target.label
         decision = GuardDecision("allow") if word is None else self._review_risky(described, word)
         decision.notes[:0] = notes
         return decision
@@ -643,6 +665,16 @@ class Guards:
             f"{title} is not in the goal ({named}); blocked",
             prompt.off_goal_switch(title, named, described),
         )
+
+    def _unasked_deletion(self, screen: Screen) -> list[str]:
+        """The items a deletion would remove that the goal does not ask to delete, by their
+        rows' labels: the rows selected on `screen`, or else the item opened last. Known only once a
+        screen has listed a row the goal deletes; small models pick the row beside it."""
+        if not self._to_delete:
+            return []
+        selected = [e.label for e in screen.elements if e.selected and is_item_row(e)]
+        picked = selected or ([self._opened_item] if self._opened_item else [])
+        return [label for label in picked if not item_titles(label, self._to_delete)]
 
     def _review_risky(self, described: str, word: str) -> GuardDecision:
         if self._confirm is None:

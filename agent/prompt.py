@@ -373,6 +373,18 @@ def off_goal_switch(title: str, named: str, described: str) -> str:
     )
 
 
+def unasked_deletion(picked: Sequence[str], asked: Sequence[str], described: str) -> str:
+    """A tap that would delete items (`picked`: their rows' labels) the goal does not ask to
+    delete, while it names others (`asked`: their titles)."""
+    quoted = _and_list([_quote(label, 60) for label in picked])
+    wanted = _and_list([f'"{title}"' for title in asked])
+    return (
+        f"Blocked: {described} would delete {quoted}, which the goal does not ask to delete; "
+        f"it asks to delete {wanted}. Pick exactly the items the goal names (deselect or go "
+        "back first)."
+    )
+
+
 def every_switch_unmet(titles: Sequence[str], state: str) -> str:
     """A success claim on a goal that asks every switch of a kind in one state ("turn off all
     my alarms") while some were last shown in the other."""

@@ -4,7 +4,8 @@ Each line is a goal written from scratch for one simulator task, eight wordings 
 voices of different people: terse lower case, long and polite, put as a question, as the wished
 end state, with a reason, with other names for the feature ("BT", "the wireless", "flight
 mode"), with a typo. They test whether the loop's completion checks hear a goal however it
-is put; they are not an evaluation of the model, and no training data was made from them. Each line says what the readers must find:
+is put; they are not an evaluation of the model, and no training data was made from them.
+Each line says what the readers must find:
 
 - `switches`: "LABEL on|off" for each switch the goal asks (the switch labelled LABEL);
 - `every`: "KIND on|off" for a goal that asks every switch of a kind;
