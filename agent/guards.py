@@ -359,6 +359,10 @@ class Guards:
                 )
             )
         self._attempted[key] = progress
+        if self._deletes and isinstance(action, Tap | LongPress) and target is not None:
+            pick = self._review_pick(target, screen, described)
+            if pick is not None:
+                return pick
         word = risky_word(action, target)
         if word is not None and _DELETION.fullmatch(word):
             unasked = self._unasked_deletion(screen)
@@ -664,6 +668,27 @@ class Guards:
             "off_goal",
             f"{title} is not in the goal ({named}); blocked",
             prompt.off_goal_switch(title, named, described),
+        )
+
+    def _review_pick(self, target: Element, screen: Screen, described: str) -> GuardDecision | None:
+        """A tap or long press that selects or opens an item other than the ones the goal
+        deletes, while this screen lists them: a goal that deletes named items never needs
+        another one picked."""
+        if not is_item_row(target):
+            return None
+        listed = removal_shown(self._goal_text, screen)
+        if not listed or item_titles(target.label, listed):
+            return None
+        rows = {
+            title: element.index
+            for element in screen.elements
+            if is_item_row(element)
+            for title in item_titles(element.label, listed)
+        }
+        return _blocked(
+            "off_goal",
+            f"{_quoted([target.label])} picked, the goal deletes {_quoted(listed)} listed here",
+            prompt.unasked_pick(described, [(title, rows.get(title)) for title in listed]),
         )
 
     def _unasked_deletion(self, screen: Screen) -> list[str]:

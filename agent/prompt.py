@@ -385,6 +385,18 @@ def unasked_deletion(picked: Sequence[str], asked: Sequence[str], described: str
     )
 
 
+def unasked_pick(described: str, asked: Sequence[tuple[str, int | None]]) -> str:
+    """A tap or long press on an item row the goal does not delete, on a screen that lists the
+    ones it does (`asked`: their titles, with their indices here)."""
+    rows = _and_list(
+        [f'"{title}"' + (f" [{index}]" if index is not None else "") for title, index in asked]
+    )
+    return (
+        f"Blocked: {described} picks an item the goal does not ask to delete. The goal deletes "
+        f"{rows}, listed on this screen: pick {'that' if len(asked) == 1 else 'those'} instead."
+    )
+
+
 def every_switch_unmet(titles: Sequence[str], state: str) -> str:
     """A success claim on a goal that asks every switch of a kind in one state ("turn off all
     my alarms") while some were last shown in the other."""

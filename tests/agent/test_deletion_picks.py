@@ -23,9 +23,11 @@ class Phone:
     def index(self, text: str) -> int:
         return next(e.index for e in self.screen.elements if text in e.label)
 
-    def act(self, action: Action) -> GuardDecision:
-        target = self.screen.element(action.index) if hasattr(action, "index") else None
-        decision = self.guards.review(action, target, self.screen)
+    def act(self, action: Action, shown: Screen | None = None) -> GuardDecision:
+        """Review `action` on `shown` (the screen, unless given), and run it if allowed."""
+        shown = shown or self.screen
+        target = shown.element(action.index) if hasattr(action, "index") else None
+        decision = self.guards.review(action, target, shown)
         if decision.verdict == "allow":
             before = self.screen
             execute(action, before, self.device, sleep=lambda seconds: None)
@@ -34,43 +36,64 @@ class Phone:
         return decision
 
 
-def test_deleting_a_selected_expense_the_goal_does_not_name_is_blocked() -> None:
-    title = TASKS_BY_NAME["ExpenseDeleteSingle"].params(0)["names"]
-    phone = Phone("ExpenseDeleteSingle", "Pro Expense", f"{title} has to go, delete it")
+TITLE = TASKS_BY_NAME["ExpenseDeleteSingle"].params(0)["names"]  # "Dinner Party Fnac"
+NEIGHBOUR = "Video Games Amazon, Entertainment · Oct 10, 2024, 316.62, $"
+
+
+def expense_list() -> Phone:
+    phone = Phone("ExpenseDeleteSingle", "Pro Expense", f"{TITLE} has to go, delete it")
     phone.act(Tap(index=phone.index("More")))  # every expense, each selectable
-    neighbour = next(
-        e.label
-        for e in phone.screen.elements
-        if e.label.startswith(("Video", "Wedding", "Movie")) and e.clickable
-    )
-    assert phone.act(LongPress(index=phone.index(neighbour))).verdict == "allow"
-    decision = phone.act(Tap(index=phone.index("Delete")))
+    return phone
+
+
+def test_picking_another_item_where_the_one_to_delete_is_listed_is_blocked() -> None:
+    phone = expense_list()
+    decision = phone.act(LongPress(index=phone.index(NEIGHBOUR)))
     assert decision.verdict == "block"
     assert [note.kind for note in decision.notes] == ["off_goal"]
     assert (
-        f'would delete "{neighbour}", which the goal does not ask to delete; it asks to '
-        f'delete "{title}"'
+        f'picks an item the goal does not ask to delete. The goal deletes "{TITLE}" '
+        f"[{phone.index(TITLE)}], listed on this screen: pick that instead."
     ) in decision.feedback[0]
-    # the named one selected instead: the deletion runs
-    phone.act(LongPress(index=phone.index(neighbour)))  # deselect
-    phone.act(LongPress(index=phone.index(title)))
+    assert phone.act(LongPress(index=phone.index(TITLE))).verdict == "allow"
     assert phone.act(Tap(index=phone.index("Delete"))).verdict == "allow"
+
+
+def test_deleting_an_item_picked_where_the_named_one_was_not_shown_is_blocked() -> None:
+    phone = expense_list()
+    # the list scrolled so that the named expense is off screen: picking another is allowed
+    scrolled = Screen(
+        phone.screen.app,
+        phone.screen.keyboard,
+        phone.screen.width,
+        phone.screen.height,
+        phone.screen.rotation,
+        [e for e in phone.screen.elements if TITLE not in e.label],
+    )
+    assert phone.act(LongPress(index=phone.index(NEIGHBOUR)), scrolled).verdict == "allow"
+    decision = phone.act(Tap(index=phone.index("Delete")))
+    assert decision.verdict == "block"
+    assert (
+        f'would delete "{NEIGHBOUR}", which the goal does not ask to delete; it asks to delete '
+        f'"{TITLE}"'
+    ) in decision.feedback[0]
 
 
 def test_deleting_an_opened_recipe_the_goal_does_not_name_is_blocked() -> None:
     phone = Phone(
         "RecipeDeleteSingleRecipe", "Broccoli", "Remove Tabbouleh with cucumber from Broccoli."
     )
-    phone.act(Tap(index=phone.index("Tabbouleh with chicken")))  # the row beside it
-    phone.act(Tap(index=phone.index("More options")))
-    decision = phone.act(Tap(index=phone.index("Delete")))
+    decision = phone.act(Tap(index=phone.index("Tabbouleh with chicken")))  # the row beside it
     assert decision.verdict == "block"
-    assert '"Recipe photo, Tabbouleh with chicken, Rich lunch for cold n…"' in decision.feedback[0]
+    assert '"Tabbouleh with cucumber" [7]' in decision.feedback[0]
+    assert phone.act(Tap(index=phone.index("Tabbouleh with cucumber"))).verdict == "allow"
+    phone.act(Tap(index=phone.index("More options")))
+    assert phone.act(Tap(index=phone.index("Delete"))).verdict == "allow"
 
 
 def test_a_deletion_is_not_judged_before_a_screen_listed_what_the_goal_deletes() -> None:
     # the goal's items are named by what they are, not by title: nothing to compare against
     phone = Phone("RecipeDeleteSingleRecipe", "Broccoli", "Delete my oldest recipe.")
-    phone.act(Tap(index=phone.index("Tabbouleh with chicken")))
+    assert phone.act(Tap(index=phone.index("Tabbouleh with chicken"))).verdict == "allow"
     phone.act(Tap(index=phone.index("More options")))
     assert phone.act(Tap(index=phone.index("Delete"))).verdict == "allow"
