@@ -136,9 +136,21 @@ def phrasings(task: Task, choice: PhrasingChoice) -> list[int]:
 
 
 # Goal words that ask for a risky action without naming it: a text or a reply is sent, an item
-# removed is deleted.
+# removed is deleted. A text someone else sent ("Bob texted me a number, save it") asks for no
+# message sent.
 _IMPLIED_RISKY = {
-    "send": ("text", "reply", "respond", "answer", "message", "tell", "sms"),
+    "send": (
+        r"text(?!ed\s+(?:me|us)\b)",
+        r"message(?!d\s+(?:me|us)\b)",
+        "reply",
+        "respond",
+        "answer",
+        "tell",
+        "sms",
+        "forward",
+        "share",
+        r"pass\b[^.;!?]*\b(?:along|on)\b",
+    ),
     "delete": ("remove", "get rid of", "erase", "clear"),
 }
 

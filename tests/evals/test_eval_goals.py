@@ -9,6 +9,7 @@ import pytest
 
 from agent.cli import main
 from agent.trajectory import EpisodeRecord, read_trajectory
+from evals.runner import goal_confirmation
 from evals.scripted_model import ScriptedServer, call, tap
 from simulator.tasks import TASKS_BY_NAME
 
@@ -178,3 +179,19 @@ def test_the_user_approves_what_the_task_asks_in_whatever_words(tmp_path: Path) 
     goals = goal_file(tmp_path, {"task": "MarkorDeleteNote", "seed": 3, "goal": f"trash {note}"})
     report = eval_report(tmp_path, "--policy", "oracle", "--goals", str(goals))
     assert report["results"][0]["success"]
+
+
+@pytest.mark.parametrize(
+    ("goal", "approved"),
+    [
+        ("Text Bob “on my way”.", True),
+        ("Reply to Ana's message with “yes”.", True),
+        # a message read is no message to send: the user declines sending one
+        ("Bob Chen texted me Ana's number. Save it as a new contact named Ana.", False),
+        ("Turn on Wi-Fi.", False),
+    ],
+)
+def test_the_simulated_user_approves_a_send_only_when_the_goal_asks_for_one(
+    goal: str, approved: bool
+) -> None:
+    assert goal_confirmation(goal)('tap [7] "Send SMS"') is approved
