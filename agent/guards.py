@@ -673,8 +673,8 @@ class Guards:
     def _review_pick(self, target: Element, screen: Screen, described: str) -> GuardDecision | None:
         """A tap or long press that selects or opens an item other than the ones the goal
         deletes, while this screen lists them: a goal that deletes named items never needs
-        another one picked."""
-        if not is_item_row(target):
+        another one picked. Deselecting a row picked before is no pick."""
+        if not is_item_row(target) or target.selected:
             return None
         listed = removal_shown(self._goal_text, screen)
         if not listed or item_titles(target.label, listed):
@@ -693,8 +693,8 @@ class Guards:
 
     def _unasked_deletion(self, screen: Screen) -> list[str]:
         """The items a deletion would remove that the goal does not ask to delete, by their
-        rows' labels: the rows selected on `screen`, or else the item opened last. Known only once a
-        screen has listed a row the goal deletes; small models pick the row beside it."""
+        rows' labels: the rows selected on `screen`, or else the item opened last. Known only
+        once a screen has listed a row the goal deletes; small models pick the row beside it."""
         if not self._to_delete:
             return []
         selected = [e.label for e in screen.elements if e.selected and is_item_row(e)]

@@ -77,6 +77,10 @@ def test_deleting_an_item_picked_where_the_named_one_was_not_shown_is_blocked() 
         f'would delete "{NEIGHBOUR}", which the goal does not ask to delete; it asks to delete '
         f'"{TITLE}"'
     ) in decision.feedback[0]
+    # the way out: deselect it (no pick, though the named one is listed), select the named one
+    assert phone.act(LongPress(index=phone.index(NEIGHBOUR))).verdict == "allow"
+    assert phone.act(LongPress(index=phone.index(TITLE))).verdict == "allow"
+    assert phone.act(Tap(index=phone.index("Delete"))).verdict == "allow"
 
 
 def test_deleting_an_opened_recipe_the_goal_does_not_name_is_blocked() -> None:
