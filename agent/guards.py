@@ -321,8 +321,9 @@ class Guards:
             element.label for element in screen.elements if element.role != "input"
         )
         self._record_parts(screen)
-        if self._deletes:
-            self._to_delete.update(removal_shown(self._goal_text, screen))
+        # the rows of this screen that the goal deletes
+        to_delete = removal_shown(self._goal_text, screen) if self._deletes else []
+        self._to_delete.update(to_delete)
         if isinstance(action, TaskComplete):
             return self._review_claim(action, screen)
         described = prompt.describe_action(action, screen)
@@ -359,22 +360,11 @@ class Guards:
                 )
             )
         self._attempted[key] = progress
-        if self._deletes and isinstance(action, Tap | LongPress) and target is not None:
-            pick = self._review_pick(target, screen, described)
-            if pick is not None:
-                return pick
         word = risky_word(action, target)
-        if word is not None and _DELETION.fullmatch(word):
-            unasked = self._unasked_deletion(screen)
-            if unasked:
-                asked = sorted(self._to_delete)
-                return _blocked(
-                    "off_goal",
-                    f"{_quoted(unasked)} picked for deletion, the goal deletes {_quoted(asked)}",
-                    prompt.unasked_deletion(unasked, asked, described),
-                )
-        if isinstance(action, Tap) and target is not None and is_item_row(target):
-            self._opened_item = target.label
+        if self._deletes:
+            off_goal = self._review_deletion(action, target, screen, to_delete, word, described)
+            if off_goal is not None:
+                return off_goal
         decision = GuardDecision("allow") if word is None else self._review_risky(described, word)
         decision.notes[:0] = notes
         return decision
@@ -670,13 +660,43 @@ class Guards:
             prompt.off_goal_switch(title, named, described),
         )
 
-    def _review_pick(self, target: Element, screen: Screen, described: str) -> GuardDecision | None:
+    def _review_deletion(
+        self,
+        action: Action,
+        target: Element | None,
+        screen: Screen,
+        to_delete: list[str],
+        word: str | None,
+        described: str,
+    ) -> GuardDecision | None:
+        """For a goal that deletes named items: a pick of another item where they are listed
+        (`to_delete`, by their titles on `screen`), or a deletion of another item; and the item
+        row opened last, which a later deletion would remove."""
+        if isinstance(action, Tap | LongPress) and target is not None:
+            pick = self._review_pick(target, screen, to_delete, described)
+            if pick is not None:
+                return pick
+        if word is not None and _DELETION.fullmatch(word):
+            unasked = self._unasked_deletion(screen)
+            if unasked:
+                asked = sorted(self._to_delete)
+                return _blocked(
+                    "off_goal",
+                    f"{_quoted(unasked)} picked for deletion, the goal deletes {_quoted(asked)}",
+                    prompt.unasked_deletion(unasked, asked, described),
+                )
+        if isinstance(action, Tap) and target is not None and is_item_row(target):
+            self._opened_item = target.label
+        return None
+
+    def _review_pick(
+        self, target: Element, screen: Screen, listed: list[str], described: str
+    ) -> GuardDecision | None:
         """A tap or long press that selects or opens an item other than the ones the goal
-        deletes, while this screen lists them: a goal that deletes named items never needs
-        another one picked. Deselecting a row picked before is no pick."""
+        deletes, while this screen lists them (`listed`): a goal that deletes named items
+        never needs another one picked. Deselecting a row picked before is no pick."""
         if not is_item_row(target) or target.selected:
             return None
-        listed = removal_shown(self._goal_text, screen)
         if not listed or item_titles(target.label, listed):
             return None
         rows = {

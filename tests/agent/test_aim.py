@@ -12,30 +12,14 @@ from agent.screen import Element, Screen
 from evals.scripted_model import Scripted, call, index_of
 from simulator import Simulator
 from simulator.tasks import TASKS_BY_NAME
+from tests.support.elements import element
 from tests.support.fake_device import FakePhone, screen_of
 from tests.support.loop_harness import run_scripted
 
 
 def _element(index: int, role: str, label: str, bounds: tuple[int, int, int, int]) -> Element:
-    left, top, right, bottom = bounds
-    return Element(
-        index=index,
-        role=role,
-        label=label,
-        checked=False if role == "switch" else None,
-        enabled=True,
-        focused=False,
-        selected=False,
-        password=False,
-        scrollable=False,
-        clickable=True,
-        long_clickable=False,
-        bounds=bounds,
-        center=((left + right) // 2, (top + bottom) // 2),
-        package="org.tasks",
-        resource_id="",
-        class_name="android.widget.FrameLayout",
-    )
+    checked = False if role == "switch" else None
+    return element(index, role, label, bounds, checked=checked, package="org.tasks")
 
 
 # A to-do list: each row has its title and a "complete box" of its own; the first row shows

@@ -32,6 +32,7 @@ from agent.goal_items import (
 )
 from agent.goal_switches import every_switch, goal_parts
 from agent.screen import Element
+from tests.support.elements import element
 
 READINGS = Path(__file__).with_name("goal_readings.jsonl")
 LINES: list[dict[str, Any]] = [
@@ -40,20 +41,11 @@ LINES: list[dict[str, Any]] = [
 
 
 def switch(label: str) -> Element:
-    return Element(
-        index=1,
-        role="switch",
-        label=label,
+    return element(
+        1,
+        "switch",
+        label,
         checked=False,
-        enabled=True,
-        focused=False,
-        selected=False,
-        password=False,
-        scrollable=False,
-        clickable=True,
-        long_clickable=False,
-        bounds=(0, 0, 10, 10),
-        center=(5, 5),
         package="com.android.settings",
         resource_id="android:id/switch_widget",
         class_name="android.widget.Switch",
