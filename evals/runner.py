@@ -138,10 +138,19 @@ def phrasings(task: Task, choice: PhrasingChoice) -> list[int]:
 # Goal words that ask for a risky action without naming it: a text or a reply is sent, an item
 # removed is deleted. A text someone else sent ("Bob texted me a number, save it") asks for no
 # message sent.
+# A message read, not one to write: "the number is in Bob's last text", "the message from
+# Ana", "texted me". A message from me, or in a text to someone, is one to write.
+_MESSAGE_READ = re.compile(
+    r"\b(?:in|from)\s+(?:(?!and\b|then\b|or\b)[\w'’-]+\s+){0,3}?(?:text|message|sms)(?:e?s)?\b"
+    r"(?!\s+to\b)"
+    r"|\b(?:text|message|sms)(?:e?s)?\s+from\s+(?!me\b|us\b)"
+    r"|\b(?:texted|messaged)\s+(?:me|us)\b",
+    re.IGNORECASE,
+)
 _IMPLIED_RISKY = {
     "send": (
-        r"text(?!ed\s+(?:me|us)\b)",
-        r"message(?!d\s+(?:me|us)\b)",
+        "text",
+        "message",
         "reply",
         "respond",
         "answer",
@@ -162,10 +171,11 @@ def goal_confirmation(goal: str) -> Confirm:
     def risky(text: str) -> set[str]:
         return {w for w in RISKY_WORDS if re.search(rf"\b{w}", text, re.IGNORECASE)}
 
+    unread = _MESSAGE_READ.sub(" ", goal)
     asked = risky(goal) | {
         word
         for word, hints in _IMPLIED_RISKY.items()
-        if any(re.search(rf"\b{hint}", goal, re.IGNORECASE) for hint in hints)
+        if any(re.search(rf"\b{hint}", unread, re.IGNORECASE) for hint in hints)
     }
 
     def confirm(described: str) -> bool:

@@ -188,6 +188,12 @@ def test_the_user_approves_what_the_task_asks_in_whatever_words(tmp_path: Path) 
         ("Reply to Ana's message with “yes”.", True),
         # a message read is no message to send: the user declines sending one
         ("Bob Chen texted me Ana's number. Save it as a new contact named Ana.", False),
+        ("Add Ana as a contact, her number is in Bob Chen's last text", False),
+        ("save the number from the message from Bob as Ana", False),
+        ("shoot Bob a text saying “late”", True),
+        ("Forward Bob's last message to Ana.", True),
+        ("Put Ana's number in a text to Bob.", True),
+        ("Look Ana up in Contacts and SMS her number to Bob.", True),
         ("Turn on Wi-Fi.", False),
     ],
 )
