@@ -212,6 +212,12 @@ _QUESTION = re.compile(
     r"|^\s*(?:do|does|did|am|is|are|was|were|have|has)\s+(?:i|we|there|my)\b[^?]*$",
     re.IGNORECASE,
 )
+# A question answered by counting or adding up ("how many", "the number of", "in total").
+_COUNT_QUESTION = re.compile(
+    r"\bhow\s+(?:many|much|often|long|old)\b|\b(?:number|count|total|sum|tally)\s+of\b"
+    r"|\bcount\b|\bin\s+total\b|\ball\s+together\b|\bamount\b",
+    re.IGNORECASE,
+)
 # A request put as a question: "Can you ...?", "How about texting ...?", "When you get a
 # chance, could you ...?".
 _POLITE_REQUEST = re.compile(
@@ -323,6 +329,61 @@ def is_item_row(element: Element) -> bool:
     return _is_row(element) and element.role == "button" and PIECE_SEPARATOR in element.label
 
 
+def named_files(goal: str) -> frozenset[str]:
+    """The file names the goal gives ("meal_plan_work.md"), folded for comparing."""
+    return frozenset(_folded(name) for name in _FILE_NAME.findall(goal))
+
+
+def _file_row_name(element: Element) -> str | None:
+    """The file an item row stands for, by the name its label starts with
+    ("lease_6901.pdf, 9:41 AM, 1.4 MB"); None for a folder or any other row."""
+    if not is_item_row(element):
+        return None
+    title = element.label.split(PIECE_SEPARATOR)[0].strip()
+    return title if _FILE_NAME.fullmatch(title) else None
+
+
+def named_files_beside(
+    files: frozenset[str], target: Element, screen: Screen
+) -> list[tuple[str, int]]:
+    """When `target` is the row of a file not among `files` (`named_files`) and `screen` lists
+    some of them: those, by name and index. Empty otherwise, as for a folder's row."""
+    name = _file_row_name(target)
+    if name is None or _folded(name) in files:
+        return []
+    return [
+        (listed, element.index)
+        for element in screen.elements
+        if (listed := _file_row_name(element)) is not None and _folded(listed) in files
+    ]
+
+
+def _mentioned_title(goal: str, element: Element) -> str | None:
+    """The run of the row's label pieces that the goal mentions anywhere, if one is."""
+    text = _folded(goal)
+    for title in _titles(element.label):
+        wanted = title.strip()
+        if _ITEM_LIKE.search(wanted) and re.search(
+            rf"(?<!\w){re.escape(_folded(wanted))}(?!\w)", text
+        ):
+            return wanted
+    return None
+
+
+def named_rows_beside(goal: str, target: Element, screen: Screen) -> list[tuple[str, int]]:
+    """When `target` is a list row the goal does not mention ("Bob Chen, The parcel arrived,
+    Now" for "text Alice Martin ...") and `screen` lists rows it does: those, by title and
+    index. Empty otherwise. Mentions count wherever they are, as the place something is read
+    from ("the address in Bob's text") as much as the one it goes to."""
+    if not is_item_row(target) or _mentioned_title(goal, target) is not None:
+        return []
+    return [
+        (title, element.index)
+        for element in screen.elements
+        if is_item_row(element) and (title := _mentioned_title(goal, element)) is not None
+    ]
+
+
 def deletes_copies(goal: str) -> bool:
     """Whether the goal asks to delete the copies of items ("delete the duplicate recipes"):
     the goals whose claims `copies_listed` reads."""
@@ -381,6 +442,12 @@ def asks_for_answer(goal: str) -> bool:
     return _QUESTION.search(text) is not None and _POLITE_REQUEST.search(text) is None
 
 
+def asks_for_count(goal: str) -> bool:
+    """Whether the goal asks for a number worked out rather than read: a count or a sum ("how
+    many alarms are on", "the number of files in Movies", "what did I spend in total")."""
+    return _COUNT_QUESTION.search(goal) is not None
+
+
 def asks_to_send(goal: str) -> bool:
     """Whether the goal asks for a message to be sent ("send Ana “on my way”", "send it
     again", "Text Bob: ..."), which is done only once a send button is pressed."""
@@ -391,7 +458,9 @@ def asks_to_send(goal: str) -> bool:
 def unshown_quotes(goal: str, labels: Iterable[str]) -> list[str]:
     """The texts the goal gives word for word (in quotation marks, with a word of three
     letters or more, and file names: "notes.md", "Movies/clip.mp4"), and the amounts of money
-    a request gives ("$258.51"), that none of `labels` holds, punctuation and case aside.
+    a request gives ("$258.51"), that none of `labels` holds, punctuation and case aside; and
+    the phone numbers a request gives, in any grouping ("+39-306-808-6879" is shown as
+    "+39 306 808 6879").
     Whatever the goal quotes, names or prices is typed, or looked for, on the way to it: a
     claim before any screen showed it is contradicted. A question's amounts are left out:
     "did I spend over $50.00?" asks about an amount no screen need show."""
@@ -406,6 +475,13 @@ def unshown_quotes(goal: str, labels: Iterable[str]) -> list[str]:
         ),
     ]
     unshown = [text for text in given if not any(_may_show(label, text) for label in labels)]
+    if not asks_for_answer(goal):
+        digits = [re.sub(r"\D", "", label) for label in labels]
+        unshown += [
+            number
+            for number in _PHONE_NUMBER.findall(goal)
+            if not any(re.sub(r"\D", "", number) in shown for shown in digits)
+        ]
     return list(dict.fromkeys(unshown))
 
 

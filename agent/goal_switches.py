@@ -587,6 +587,11 @@ _ALL = (
     r"(?:all|every|each)(?:\s+(?:of|my|the|single|one|your|other|these|those|remaining))*"
     r"\s+(?P<kind>[^\W\d_]{3,}?)(?:e?s)?\b"
 )
+# "on" before a day or a place is no state: "delete all events on Thursday", "on my calendar"
+_WHEN = (
+    r"(?:\d|(?:mon|tue|wed|thu|fri|sat|sun|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)"
+    r"|today|tomorrow|yesterday|my|this|that|next|last|weekdays?|weekends?)"
+)
 # the state said right at the words: "turn off all my alarms", "disable each alarm", "every
 # alarm off"; not "every time I lie down", nor "all of those events ... called off"
 _EVERY = re.compile(
@@ -594,7 +599,7 @@ _EVERY = re.compile(
     r"|(?P<verb>disabl\w*|deactivat\w*|silenc\w*|mut(?:e|ing)|enabl\w*|activat\w*)\s+"
     r"|(?:(?:turn|switch|flip|toggle|put|set)\s+)?)"
     rf"{_ALL}(?:(?:\s+(?:should|must|need\s+to|needs\s+to|to)\s+be(?:\s+(?:turned|switched|set))?"
-    r"|(?:\s+\w+)??:?)\s+(?P<after_state>on|off)\b)?",
+    rf"|(?:\s+\w+)??:?)\s+(?P<after_state>on|off)\b(?!\s+(?:the\s+)?{_WHEN}))?",
     re.IGNORECASE,
 )
 _NOT_A_KIND = {"time", "day", "week", "thing", "one", "way"}

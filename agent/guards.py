@@ -20,9 +20,9 @@ or clean, explained stops. Each one leaves a GuardNote (kind + reason) in the tr
   is refused, each time, while the screen of the claim still lists one of them by its exact title
   (`agent.goal_items`); small models delete the neighbouring row and call it done. A goal that
   marks named to-dos done is refused the same way while the screen lists one as open; a
-  text, file name or amount of money the goal gives must have been on some screen, and a
-  file's or folder's name outside a text field (a new name typed into a rename box and
-  cancelled names no file); a goal that sends a message needs a Send button pressed; a goal
+  text, file name, amount of money or phone number the goal gives must have been on some
+  screen, and a file's or folder's name outside a text field (a new name typed into a rename
+  box and cancelled names no file); a goal that sends a message needs a Send button pressed; a goal
   that asks the stopwatch running or stopped needs its page last shown so
   (`agent.goal_stopwatch`); and a goal that asks a question or for a value ("How much ...?",
   "Find the number saved for ...") is refused, each time, while the claim carries no answer.
@@ -59,11 +59,18 @@ or clean, explained stops. Each one leaves a GuardNote (kind + reason) in the tr
   on its second round, when both pages are known.
 - answers: a `task_complete` answer that no screen of the episode showed (nor the goal) is
   pushed back once: small models answer a question as soon as the app opens, with a value
-  made up or read from the wrong row. An answer may be worked out rather than read (a count,
-  a yes or no), so the same answer again is accepted. Each part of a list answer ("A, B and
+  made up or read from the wrong row. An answer may be worked out rather than read (a yes or
+  no, and a bare number where the goal asks a count or a sum), so the same answer again is
+  accepted. Each part of a list answer ("A, B and
   C") is looked for on its own, word for word, ignoring case and punctuation. An answer
   that the screen shows only in a row beside the one the goal names ("Fundraising Events 7"
   for "Fundraising Events 5") is pushed back once too.
+- named files and people: where a screen lists a file the goal names ("meal_plan_work.md"),
+  opening or selecting another file's row is blocked, each time, and the model told the named
+  file's index: small models open the note beside the named one and edit that. Folders and
+  other rows are not judged. For a goal that sends a message, the same holds for list rows
+  (conversations) the goal mentions anywhere, as the person written to or the one whose
+  message is read.
 - made-up values: typing a file name or a phone number that neither the goal nor any screen
   of the episode gave is blocked, each time, and the model told to find it first: small
   models type a number "from Bob's last text" without opening it, or give a note they only
@@ -98,12 +105,16 @@ from agent.actions import Action, LongPress, Tap, TaskComplete, TypeText, Wait, 
 from agent.goal_items import (
     answer_row_mismatch,
     asks_for_answer,
+    asks_for_count,
     asks_to_send,
     copies_listed,
     deletes_items,
     is_item_row,
     item_titles,
     made_up_values,
+    named_files,
+    named_files_beside,
+    named_rows_beside,
     padded_words,
     removal_shown,
     still_open,
@@ -269,10 +280,12 @@ class Guards:
         self._parts_seen = {part: _PartSeen() for part in self.goal.parts}
         self._every = every_switch(goal)
         self._every_last: dict[str, bool] = {}  # each switch of that kind shown: its last state
+        self._every_pushed_back = False
         self._deletes = deletes_items(goal)
         # the titles of the rows the goal deletes, as screens listed them
         self._to_delete: set[str] = set()
         self._opened_item: str | None = None  # the label of the item row tapped last
+        self._named_files = named_files(goal)
         self._sends = asks_to_send(goal)
         self._sent = False  # a send button pressed, and the screen changed
         self._stopwatch_wish = stopwatch_wish(goal)
@@ -365,6 +378,10 @@ class Guards:
             off_goal = self._review_deletion(action, target, screen, to_delete, word, described)
             if off_goal is not None:
                 return off_goal
+        if isinstance(action, Tap | LongPress) and target is not None and not target.selected:
+            other = self._review_named_pick(target, screen, described)
+            if other is not None:
+                return other
         decision = GuardDecision("allow") if word is None else self._review_risky(described, word)
         decision.notes[:0] = notes
         return decision
@@ -489,6 +506,16 @@ class Guards:
                     [part.asked for part in missing], [part.asked for part in undone]
                 ),
             )
+        if self._every is not None and not self._every_last and not self._every_pushed_back:
+            # no switch of that kind shown yet: the claim goes back once, since a phone may
+            # have none of them and then the goal is met as it stands
+            self._every_pushed_back = True
+            return _blocked(
+                "completion_check",
+                f"no screen showed any {self._every.kind} switch, the goal asks "
+                f"{self._every.asked}; pushed back",
+                prompt.named_switch_unseen(f"every {self._every.kind}"),
+            )
         if self._every is not None:
             left = sorted(
                 title
@@ -591,7 +618,11 @@ class Guards:
                 f"{_quoted([asked_about])}; pushed back",
                 prompt.answer_from_other_row(answer, read_from, asked_about),
             )
-        unseen = unseen_answer_parts(answer, self._seen_labels | {self._goal_text})
+        unseen = unseen_answer_parts(
+            answer,
+            self._seen_labels | {self._goal_text},
+            counted=asks_for_count(self._goal_text),
+        )
         if not unseen:
             return GuardDecision("complete")
         reason = f"the answer part {json.dumps(unseen[0], ensure_ascii=False)} was on no screen"
@@ -711,6 +742,32 @@ class Guards:
             prompt.unasked_pick(described, [(title, rows.get(title)) for title in listed]),
         )
 
+    def _review_named_pick(
+        self, target: Element, screen: Screen, described: str
+    ) -> GuardDecision | None:
+        """A pick of a file the goal does not name where a screen lists one it does, or, for a
+        goal that sends, of a conversation with someone the goal does not name where one it
+        names is listed: small models open the row beside the named one and work there."""
+        if self._named_files:
+            named_here = named_files_beside(self._named_files, target, screen)
+            if named_here:
+                return _blocked(
+                    "off_goal",
+                    f"{_quoted([target.label])} picked, the goal names "
+                    f"{_quoted([name for name, _ in named_here])} listed here",
+                    prompt.unnamed_file_pick(described, named_here),
+                )
+        if self._sends:
+            named_here = named_rows_beside(self._goal_text, target, screen)
+            if named_here:
+                return _blocked(
+                    "off_goal",
+                    f"{_quoted([target.label])} picked for a message, the goal names "
+                    f"{_quoted([title for title, _ in named_here])} listed here",
+                    prompt.unnamed_conversation(described, named_here),
+                )
+        return None
+
     def _unasked_deletion(self, screen: Screen) -> list[str]:
         """The items a deletion would remove that the goal does not ask to delete, by their
         rows' labels: the rows selected on `screen`, or else the item opened last. Known only
@@ -771,18 +828,22 @@ class PassThroughGuards:
 
 # "A, B and C", "A; B", one per line: the parts of a list answer.
 _ANSWER_PARTS = re.compile(r"[,;\n]|\band\b|&", re.IGNORECASE)
-# Answers worked out rather than read off a screen: a bare count, a yes or no.
-_WORKED_OUT = re.compile(r"\d+|yes|no|true|false|none|nothing", re.IGNORECASE)
+# Answers worked out rather than read off a screen: a yes or no, and a count where the goal
+# asks one (`asks_for_count`).
+_YES_OR_NO = re.compile(r"yes|no|true|false|none|nothing", re.IGNORECASE)
+_BARE_NUMBER = re.compile(r"\d+")
 
 
-def unseen_answer_parts(answer: str, texts: Iterable[str]) -> list[str]:
+def unseen_answer_parts(answer: str, texts: Iterable[str], *, counted: bool = True) -> list[str]:
     """The parts of `answer` that none of `texts` shows word for word, apart from parts that
-    are worked out rather than read (a count, a yes or no)."""
+    are worked out rather than read: a yes or no, and a bare number while `counted` (a goal
+    that asks "which tasks are due" is not answered "4" off a screen that shows no 4)."""
     shown = [padded_words(text) for text in texts]
     unseen = []
     for part in _ANSWER_PARTS.split(answer):
         words = padded_words(part).strip()
-        if not words or _WORKED_OUT.fullmatch(part.strip(" .!")):
+        bare = part.strip(" .!")
+        if not words or _YES_OR_NO.fullmatch(bare) or (counted and _BARE_NUMBER.fullmatch(bare)):
             continue
         if not any(f" {words} " in text for text in shown):
             unseen.append(part.strip())

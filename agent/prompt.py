@@ -397,6 +397,27 @@ def unasked_pick(described: str, asked: Sequence[tuple[str, int | None]]) -> str
     )
 
 
+def unnamed_file_pick(described: str, named: Sequence[tuple[str, int]]) -> str:
+    """A tap or long press on a file the goal does not name, on a screen that lists the ones it
+    does (`named`: their names, with their indices here)."""
+    rows = _and_list([f'"{name}" [{index}]' for name, index in named])
+    return (
+        f"Blocked: {described} picks a file the goal does not name. The goal is about {rows}, "
+        f"listed on this screen: pick {'that' if len(named) == 1 else 'one of those'} instead."
+    )
+
+
+def unnamed_conversation(described: str, named: Sequence[tuple[str, int]]) -> str:
+    """A tap or long press on a conversation with someone the goal does not name, for a goal
+    that sends a message, on a screen that lists someone it does (`named`, with indices)."""
+    rows = _and_list([f'"{title}" [{index}]' for title, index in named])
+    return (
+        f"Blocked: {described} opens a conversation the goal does not name. The goal names "
+        f"{rows}, listed on this screen: pick {'that' if len(named) == 1 else 'one of those'} "
+        "instead."
+    )
+
+
 def every_switch_unmet(titles: Sequence[str], state: str) -> str:
     """A success claim on a goal that asks every switch of a kind in one state ("turn off all
     my alarms") while some were last shown in the other."""

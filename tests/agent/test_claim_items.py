@@ -452,6 +452,22 @@ def test_every_alarm_off_is_refused_while_one_was_last_shown_on(tmp_path: Path) 
     assert task.success(device.state, 0)
 
 
+def test_every_alarm_off_claimed_before_any_alarm_was_shown_goes_back_once() -> None:
+    home = Screen.parse(
+        Simulator(state=TASKS_BY_NAME["ClockAlarmTurnOffAll"].initial_state(0)).dump_xml()
+    )
+    guards = Guards("All my alarms should be off")
+    first = guards.review(TaskComplete(), None, home)
+    assert first.verdict == "block"
+    assert "no screen showed any alarm switch" in first.notes[0].reason
+    assert (
+        "the goal is about every alarm, and no screen of this task has shown it"
+        in (first.feedback[0])
+    )
+    # a phone may have no alarm at all: the claim made again stands
+    assert guards.review(TaskComplete(), None, home).verdict == "complete"
+
+
 @pytest.mark.parametrize(
     ("goal", "asked"),
     [
@@ -462,6 +478,8 @@ def test_every_alarm_off_is_refused_while_one_was_last_shown_on(tmp_path: Path) 
         ("Delete all my notes in Markor.", None),  # no state asked
         ("stop the screen from turning every time I move", None),  # "every time": no kind
         ("the party is called off, delete all of those events", None),  # the state is not theirs
+        ("Delete all events on Thursday, October 17.", None),  # "on" a day is no state
+        ("get rid of all the events on my calendar", None),
     ],
 )
 def test_goals_about_every_switch_of_a_kind(goal: str, asked: str | None) -> None:
@@ -524,10 +542,19 @@ def test_a_message_the_goal_quotes_must_have_been_on_a_screen() -> None:
         ("rename Music/set_01.mp3 to set_01_live.mp3", ["set_01.mp3", "set_01_live.mp3"]),
         ("add 6.5 km to the log at 7.30 a.m.", []),
         ("add it to tasks.org, see example.com", []),  # websites, not files
+        # a phone number, in any grouping: the screens here show none of it
+        ("text +39-306-808-6879 “on my way”", ["on my way", "+39-306-808-6879"]),
+        ("Whose number is +39 306 808 6879?", []),  # a question's number need not be shown
     ],
 )
 def test_quoted_texts_with_words_are_what_is_looked_for(goal: str, unshown: list[str]) -> None:
     assert unshown_quotes(goal, ["Home", "Tue, Oct 15"]) == unshown
+
+
+def test_a_phone_number_is_shown_whatever_its_grouping() -> None:
+    goal = "There's no contact for it, only +39-306-808-6879. Text them “Ça marche”."
+    assert unshown_quotes(goal, ["+39", "Ça marche"]) == ["+39-306-808-6879"]
+    assert unshown_quotes(goal, ["+39 306 808 6879, Now", "Ça marche"]) == []
 
 
 @pytest.mark.parametrize(

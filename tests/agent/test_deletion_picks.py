@@ -3,38 +3,10 @@ models select or open the row beside the named one, and a deleted item cannot be
 
 from __future__ import annotations
 
-from agent.actions import Action, LongPress, Tap
-from agent.execute import execute
-from agent.guards import GuardDecision, Guards
+from agent.actions import LongPress, Tap
 from agent.screen import Screen
-from simulator import Simulator
 from simulator.tasks import TASKS_BY_NAME
-
-
-class Phone:
-    """A simulated phone driven through the guards, as the loop drives it."""
-
-    def __init__(self, task: str, app: str, goal: str) -> None:
-        self.device = Simulator(state=TASKS_BY_NAME[task].initial_state(0))
-        self.device.open_app(app)
-        self.screen = Screen.parse(self.device.dump_xml())
-        self.guards = Guards(goal, confirm=lambda described: True)
-
-    def index(self, text: str) -> int:
-        return next(e.index for e in self.screen.elements if text in e.label)
-
-    def act(self, action: Action, shown: Screen | None = None) -> GuardDecision:
-        """Review `action` on `shown` (the screen, unless given), and run it if allowed."""
-        shown = shown or self.screen
-        target = shown.element(action.index) if hasattr(action, "index") else None
-        decision = self.guards.review(action, target, shown)
-        if decision.verdict == "allow":
-            before = self.screen
-            execute(action, before, self.device, sleep=lambda seconds: None)
-            self.screen = Screen.parse(self.device.dump_xml())
-            self.guards.observe(action, before, self.screen)
-        return decision
-
+from tests.support.guarded_phone import Phone
 
 TITLE = TASKS_BY_NAME["ExpenseDeleteSingle"].params(0)["names"]  # "Dinner Party Fnac"
 NEIGHBOUR = "Video Games Amazon, Entertainment · Oct 10, 2024, 316.62, $"

@@ -217,7 +217,6 @@ def test_an_answer_no_screen_showed_is_pushed_back_once() -> None:
         "Display and Battery",  # each part of a list on its own
         "Reset options, Airplane mode.",
         "the battery level",  # the goal's own words
-        "3",  # a count is worked out, not read
         "Yes",
     ],
 )
@@ -225,6 +224,23 @@ def test_an_answer_read_on_any_screen_of_the_episode_is_accepted(answer: str) ->
     guards = Guards("What is the battery level?")
     guards.review(PressKey(key="back"), None, screen_of("network"))
     assert guards.review(TaskComplete(answer=answer), None, screen_of()).verdict == "complete"
+
+
+@pytest.mark.parametrize(
+    ("goal", "pushed_back"),
+    [
+        ("How many rows does Settings show?", False),  # a count is worked out, not read
+        ("count the alarms that are on", False),
+        ("What did I spend in total?", False),
+        ("Which tasks are due on Friday?", True),  # titles asked; no screen showed a 4
+    ],
+)
+def test_a_bare_number_answers_only_a_goal_that_asks_a_count(goal: str, pushed_back: bool) -> None:
+    guards = Guards(goal)
+    decision = guards.review(TaskComplete(answer="4"), None, screen_of())
+    assert (decision.verdict == "block") is pushed_back
+    if pushed_back:
+        assert '"4"' in decision.feedback[0]
 
 
 def test_only_the_unseen_part_of_a_list_answer_is_named() -> None:

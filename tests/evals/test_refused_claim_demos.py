@@ -43,8 +43,13 @@ def scripted(target: dict[str, Any]) -> Scripted:
         # the claim waits for the first screen that lists the expense
         ("ExpenseDeleteSingle", 1, False, prompt.still_listed(["Night Out Oslo"])),
         ("SimpleCalendarNextEvent", 1, True, prompt.answer_missing()),
-        # before the message is typed
-        ("SimpleSmsSend", 1, False, prompt.quote_unshown(["Can you bring the receipts at 7?"])),
+        # before the number and the message are typed
+        (
+            "SimpleSmsSend",
+            1,
+            False,
+            prompt.quote_unshown(["Can you bring the receipts at 7?", "+91 89373 56113"]),
+        ),
         # before the timer is set
         ("ClockTimerStart", 1, True, prompt.duration_unshown(["11 minutes and 49 seconds"])),
         # the alarm found at its old time, not yet moved to the new one
@@ -120,8 +125,9 @@ def test_claims_are_planned_for_a_share_of_the_seeds_of_goals_the_loop_checks() 
         "ClockTimerStart",
         "ClockAlarmChangeTime",
         "RecipeDeleteDuplicateRecipes",
+        "ContactsAddContact",  # the number it gives
     } <= by_task
-    assert not by_task & {"ClockStopWatchRunning", "ContactsAddContact", "TurnOnWifiAndOpenApp"}
+    assert not by_task & {"ClockStopWatchRunning", "TurnOnWifiAndOpenApp"}
     for episode in claims:
         assert refusable(episode.goal), episode.goal
         last = max(1, len(episode.task.oracle(episode.seed)) - 2)
