@@ -130,6 +130,7 @@ _CODE_NAME = re.compile(
     r"(?<![\w@./+:-])(?=\w*[A-Za-z])(?=\w*\d)(?![0-9]+[A-Za-z]*(?![\w-]))[A-Za-z0-9_]{6,}"
     r"(?![\w@/:-]|\.\w)"
 )
+_FOLDER_WORD = re.compile(r"\b(?:folders?|director(?:y|ies))\b", re.IGNORECASE)
 # a file's name, alone or at the end of its path ("Movies/clip.mp4"), by the extensions of
 # documents and media: "tasks.org" is a website, "6.5" a number
 _FILE_NAME = re.compile(
@@ -489,12 +490,27 @@ def unlisted_names(goal: str, listed: Iterable[str]) -> list[str]:
     """The names of files and folders the goal gives ("notes.md", "TravelReports2028") that none
     of `listed`, the labels screens showed outside text fields, holds. A name the goal gives is
     the name of something that exists, or exists once the goal is done, and the phone lists
-    it: one typed into a rename box and never saved is no file of that name."""
+    it: one typed into a rename box and never saved is no file of that name. A name the goal
+    calls a folder counts only as a row's whole title: a note "TravelReports2028.md" is not
+    the folder TravelReports2028."""
     listed = list(listed)
-    names = [*_FILE_NAME.findall(goal), *_CODE_NAME.findall(goal)]
-    return list(
-        dict.fromkeys(name for name in names if not any(_may_show(label, name) for label in listed))
-    )
+    unlisted = [
+        name
+        for name in _FILE_NAME.findall(goal)
+        if not any(_may_show(label, name) for label in listed)
+    ]
+    for found in _CODE_NAME.finditer(goal):
+        name = found[0]
+        if _FOLDER_WORD.search(goal, max(0, found.start() - 40), found.end() + 20):
+            # a folder is listed under its name alone: "TravelReports2028.md" is a note
+            shown = any(
+                _folded(label.split(PIECE_SEPARATOR)[0]) == _folded(name) for label in listed
+            )
+        else:
+            shown = any(_may_show(label, name) for label in listed)
+        if not shown:
+            unlisted.append(name)
+    return list(dict.fromkeys(unlisted))
 
 
 def _first_group(found: re.Match[str]) -> str:

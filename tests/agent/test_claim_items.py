@@ -733,6 +733,15 @@ def test_a_new_name_only_typed_into_the_rename_box_is_refused(tmp_path: Path) ->
             ["TravelReports2028"],
         ),
         ("Make a folder TravelReports2028 in Markor.", ["TravelReports2028, Folder"], []),
+        # a note of that name is no folder
+        (
+            "Make a folder TravelReports2028 in my Markor notebook.",
+            ["TravelReports2028.md, 15.10.24 0 B"],
+            ["TravelReports2028"],
+        ),
+        ("New folder in Markor: TravelReports2028.", ["TravelReports2028, 0 items"], []),
+        # a name not called a folder may be any row that shows it
+        ("open TravelReports2028 in Markor", ["TravelReports2028.md, 15.10.24 0 B"], []),
         ("rename a.md to b_2.md", ["a.md"], ["b_2.md"]),
         # numbers with units, times, hyphenated durations, sentences: no names
         ("Set a 20-hour timer of 100mins at 5pm on the 21st", [], []),
