@@ -281,6 +281,7 @@ class Guards:
         self._every = every_switch(goal)
         self._every_last: dict[str, bool] = {}  # each switch of that kind shown: its last state
         self._every_pushed_back = False
+        self._any_switch_shown = False  # of any kind, for a goal about every switch of one
         self._deletes = deletes_items(goal)
         # the titles of the rows the goal deletes, as screens listed them
         self._to_delete: set[str] = set()
@@ -466,6 +467,7 @@ class Guards:
                 self._stopwatch_last = running
         if self._every is not None:
             for shown in screen.elements:
+                self._any_switch_shown |= shown.checked is not None
                 if self._every.matches(shown) and shown.checked is not None:
                     self._every_last[label_title(shown.label)] = shown.checked
 
@@ -506,14 +508,14 @@ class Guards:
                     [part.asked for part in missing], [part.asked for part in undone]
                 ),
             )
-        if self._every is not None and not self._every_last and not self._every_pushed_back:
-            # no switch of that kind shown yet: the claim goes back once, since a phone may
-            # have none of them and then the goal is met as it stands
+        if self._every is not None and not self._any_switch_shown and not self._every_pushed_back:
+            # no switch shown yet at all: the claim goes back once, since a phone may have
+            # none of that kind, and a goal read as every switch of a kind ("all
+            # notifications off") may be about a switch of another name (Do Not Disturb)
             self._every_pushed_back = True
             return _blocked(
                 "completion_check",
-                f"no screen showed any {self._every.kind} switch, the goal asks "
-                f"{self._every.asked}; pushed back",
+                f"no screen showed any switch, the goal asks {self._every.asked}; pushed back",
                 prompt.named_switch_unseen(f"every {self._every.kind}"),
             )
         if self._every is not None:

@@ -34,6 +34,7 @@ from evals.results import is_refused_completion
 from evals.scripted_model import Turn, call, index_of, tap
 from simulator import Simulator
 from simulator.tasks import TASKS_BY_NAME
+from tests.support.elements import element
 from tests.support.loop_harness import run_scripted
 
 
@@ -459,13 +460,28 @@ def test_every_alarm_off_claimed_before_any_alarm_was_shown_goes_back_once() -> 
     guards = Guards("All my alarms should be off")
     first = guards.review(TaskComplete(), None, home)
     assert first.verdict == "block"
-    assert "no screen showed any alarm switch" in first.notes[0].reason
+    assert "no screen showed any switch, the goal asks every alarm off" in first.notes[0].reason
     assert (
         "the goal is about every alarm, and no screen of this task has shown it"
         in (first.feedback[0])
     )
     # a phone may have no alarm at all: the claim made again stands
     assert guards.review(TaskComplete(), None, home).verdict == "complete"
+
+
+def test_every_switch_claimed_once_some_switch_was_shown_is_judged_on_those_shown() -> None:
+    # read as every notification switch off; the page shows a switch of another name
+    _, home = app_screen("SystemDoNotDisturbTurnOn", "Settings")
+    dnd = Screen(
+        home.app,
+        home.keyboard,
+        home.width,
+        home.height,
+        home.rotation,
+        [element(1, "switch", "Do Not Disturb", checked=True)],
+    )
+    guards = Guards("turn all notifications off")
+    assert guards.review(TaskComplete(), None, dnd).verdict == "complete"
 
 
 @pytest.mark.parametrize(
