@@ -360,8 +360,9 @@ def named_files_beside(
 
 
 def _mentioned_title(goal: str, element: Element) -> str | None:
-    """The run of the row's label pieces that the goal mentions anywhere, if one is."""
-    text = _folded(goal)
+    """The run of the row's label pieces that the goal mentions anywhere outside the texts it
+    quotes (a message's words name no one to open), if one is."""
+    text = _folded(_QUOTED.sub(" ", goal))
     for title in _titles(element.label):
         wanted = title.strip()
         if _ITEM_LIKE.search(wanted) and re.search(

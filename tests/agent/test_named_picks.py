@@ -73,6 +73,10 @@ def test_a_conversation_a_send_reads_from_is_named_too() -> None:
 
 
 def test_conversations_are_free_to_open_when_the_goal_sends_nothing_or_names_nobody() -> None:
-    for goal in ("What did Alice Martin ask me?", "Reply “on my way” to the latest message"):
+    for goal in (
+        "What did Alice Martin ask me?",
+        "Reply “on my way” to the latest message",
+        "Answer the newest text with “ask Alice Martin”",  # a name in the message's words
+    ):
         phone = conversations(goal)
         assert phone.act(Tap(index=phone.index("Bob Chen"))).verdict == "allow", goal
