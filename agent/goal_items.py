@@ -130,6 +130,7 @@ _CODE_NAME = re.compile(
     r"(?<![\w@./+:-])(?=\w*[A-Za-z])(?=\w*\d)(?![0-9]+[A-Za-z]*(?![\w-]))[A-Za-z0-9_]{6,}"
     r"(?![\w@/:-]|\.\w)"
 )
+# a name called a folder ("a folder TravelReports2028") is listed as a folder's row
 _FOLDER_WORD = re.compile(r"\b(?:folders?|director(?:y|ies))\b", re.IGNORECASE)
 # a file's name, alone or at the end of its path ("Movies/clip.mp4"), by the extensions of
 # documents and media: "tasks.org" is a website, "6.5" a number

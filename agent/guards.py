@@ -22,8 +22,8 @@ or clean, explained stops. Each one leaves a GuardNote (kind + reason) in the tr
   marks named to-dos done is refused the same way while the screen lists one as open; a
   text, file name, amount of money or phone number the goal gives must have been on some
   screen, and a file's or folder's name outside a text field (a new name typed into a rename
-  box and cancelled names no file); a goal that sends a message needs a Send button pressed; a goal
-  that asks the stopwatch running or stopped needs its page last shown so
+  box and cancelled names no file); a goal that sends a message needs a Send button pressed;
+  a goal that asks the stopwatch running or stopped needs its page last shown so
   (`agent.goal_stopwatch`); and a goal that asks a question or for a value ("How much ...?",
   "Find the number saved for ...") is refused, each time, while the claim carries no answer.
   A goal that deletes copies ("delete the duplicate recipes") is refused while the screen of
@@ -61,10 +61,10 @@ or clean, explained stops. Each one leaves a GuardNote (kind + reason) in the tr
   pushed back once: small models answer a question as soon as the app opens, with a value
   made up or read from the wrong row. An answer may be worked out rather than read (a yes or
   no, and a bare number where the goal asks a count or a sum), so the same answer again is
-  accepted. Each part of a list answer ("A, B and
-  C") is looked for on its own, word for word, ignoring case and punctuation. An answer
-  that the screen shows only in a row beside the one the goal names ("Fundraising Events 7"
-  for "Fundraising Events 5") is pushed back once too.
+  accepted. Each part of a list answer ("A, B and C") is looked for on its own, word for
+  word, ignoring case and punctuation. An answer that the screen shows only in a row beside
+  the one the goal names ("Fundraising Events 7" for "Fundraising Events 5") is pushed back
+  once too.
 - named files and people: where a screen lists a file the goal names ("meal_plan_work.md"),
   opening or selecting another file's row is blocked, each time, and the model told the named
   file's index: small models open the note beside the named one and edit that. Folders and
