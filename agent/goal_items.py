@@ -147,15 +147,6 @@ _AMOUNT = re.compile(
     r"|\b(\d[\d,]*[.,]\d{2})\s?(?:[$€£¥₹]|(?:dollars?|euros?|pounds?|bucks|usd|eur|gbp)\b)",
     re.IGNORECASE,
 )
-# A number with the word for what it counts: "4 servings", "100 mins", "2.5 km".
-_COUNT_OF = re.compile(r"(?<![\w.,:/-])(\d+(?:[.,]\d+)?)\s?([^\W\d_]{2,})\b")
-# ordinals, times of day, and spans of time, which people restate ("1 hour 30 minutes" is
-# typed "90 minutes"); units are compared singular
-_ORDINALS_AND_TIMES = frozenset({"st", "nd", "rd", "th", "am", "pm"})
-_SPANS_OF_TIME = frozenset(
-    {"h", "hr", "hour", "m", "min", "minute", "sec", "second", "day", "week", "month", "year"}
-)
-_NOT_UNITS = _ORDINALS_AND_TIMES | _SPANS_OF_TIME
 # A phone number in international form, as people and apps write it: "+39-306-808-6879".
 _PHONE_NUMBER = re.compile(r"\+\d[\d\s().-]{5,}\d")
 # Goals that set a timer, whose duration a screen shows on the way: the entry ("00h 20m 27s")
@@ -533,9 +524,7 @@ def made_up_values(typed: str, goal: str, labels: Iterable[str]) -> list[str]:
     holds: values a small model makes up (a number "from Bob's last text" it never opened, a
     new name for a note the goal does not rename). A file name counts as given when its name
     without the extension is ("a note called groceries" is typed "groceries.md"); a phone
-    number when its digits are, however they are grouped. A count of something ("63
-    servings") is made up when the goal gives counts of that unit and none is this one; a
-    unit the goal never counts in is not judged."""
+    number when its digits are, however they are grouped."""
     texts = [goal, *labels]
     folded = [_folded(text) for text in texts]
     digits = [re.sub(r"\D", "", text) for text in texts]
@@ -549,24 +538,7 @@ def made_up_values(typed: str, goal: str, labels: Iterable[str]) -> list[str]:
         for number in _PHONE_NUMBER.findall(typed)
         if not any(re.sub(r"\D", "", number) in text for text in digits)
     ]
-    given = {count for text in texts for count, _ in _counted(text)}
-    units = {unit for _, unit in given}
-    made_up += [
-        written for count, written in _counted(typed) if count[1] in units and count not in given
-    ]
     return made_up
-
-
-def _counted(text: str) -> list[tuple[tuple[str, str], str]]:
-    """The counts of things in `text` with their unit word: ("4", "serving") for "4 servings",
-    singular and folded, and as written. Ordinals, times of day and spans of time are left
-    out."""
-    counts = []
-    for found in _COUNT_OF.finditer(text):
-        unit = _folded(found[2]).removesuffix("s")
-        if unit not in _NOT_UNITS:
-            counts.append(((found[1].replace(",", "."), unit), found[0]))
-    return counts
 
 
 def unshown_durations(goal: str, labels: Iterable[str]) -> list[str]:

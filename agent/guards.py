@@ -71,11 +71,10 @@ or clean, explained stops. Each one leaves a GuardNote (kind + reason) in the tr
   other rows are not judged. For a goal that sends a message, the same holds for list rows
   (conversations) the goal mentions anywhere, as the person written to or the one whose
   message is read.
-- made-up values: typing a file name, a phone number or a count of something the goal counts
-  ("63 servings") that neither the goal nor any screen of the episode gave is blocked, each
-  time, and the model told to find it first: small models type a number "from Bob's last
-  text" without opening it, give a note they only edit a new name, or type another recipe's
-  servings.
+- made-up values: typing a file name or a phone number that neither the goal nor any screen
+  of the episode gave is blocked, each time, and the model told to find it first: small
+  models type a number "from Bob's last text" without opening it, or give a note they only
+  edit a new name.
 - risky actions: a target label or typed text with words like pay, delete, send or reset
   needs confirmation; without one the action is refused and the model is told.
 - bad calls: an unusable reply goes back to the model with the reason; a few in a row stop the

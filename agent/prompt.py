@@ -340,7 +340,7 @@ def answer_from_other_row(answer: str, read_from: str, asked_about: str) -> str:
 
 
 def made_up_values(values: Sequence[str]) -> str:
-    """Typing a file name, phone number or count that neither the goal nor any screen gave."""
+    """Typing a file name or phone number that neither the goal nor any screen gave."""
     quoted = _and_list([f'"{value}"' for value in values])
     return (
         f"Not typed: neither the goal nor any screen so far gave {quoted}. Type only values the "
