@@ -96,7 +96,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -138,6 +138,8 @@ from agent.trajectory import GuardKind, GuardNote, StopReason, Verdict
 
 # Asks a person whether to go ahead with a risky action described in one line.
 Confirm = Callable[[str], bool]
+# Rows of a screen by title and index.
+_Rows = list[tuple[str, int]]
 
 
 @dataclass
@@ -750,25 +752,27 @@ class Guards:
         """A pick of a file the goal does not name where a screen lists one it does, or, for a
         goal that sends, of a conversation with someone the goal does not name where one it
         names is listed: small models open the row beside the named one and work there."""
-        if self._named_files:
-            named_here = named_files_beside(self._named_files, target, screen)
+        for for_what, named_here, message in self._named_rows_beside(target, screen):
             if named_here:
                 return _blocked(
                     "off_goal",
-                    f"{_quoted([target.label])} picked, the goal names "
+                    f"{_quoted([target.label])} picked{for_what}, the goal names "
                     f"{_quoted([name for name, _ in named_here])} listed here",
-                    prompt.unnamed_file_pick(described, named_here),
-                )
-        if self._sends:
-            named_here = named_rows_beside(self._goal_text, target, screen)
-            if named_here:
-                return _blocked(
-                    "off_goal",
-                    f"{_quoted([target.label])} picked for a message, the goal names "
-                    f"{_quoted([title for title, _ in named_here])} listed here",
-                    prompt.unnamed_conversation(described, named_here),
+                    message(described, named_here),
                 )
         return None
+
+    def _named_rows_beside(
+        self, target: Element, screen: Screen
+    ) -> Iterator[tuple[str, _Rows, Callable[[str, _Rows], str]]]:
+        """For each kind of row the goal names (files; people, for a goal that sends), in turn:
+        what the pick is for, the named rows `screen` lists beside `target`, and the message."""
+        if self._named_files:
+            named = named_files_beside(self._named_files, target, screen)
+            yield "", named, prompt.unnamed_file_pick
+        if self._sends:
+            named = named_rows_beside(self._goal_text, target, screen)
+            yield " for a message", named, prompt.unnamed_conversation
 
     def _unasked_deletion(self, screen: Screen) -> list[str]:
         """The items a deletion would remove that the goal does not ask to delete, by their

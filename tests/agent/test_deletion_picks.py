@@ -20,13 +20,10 @@ def expense_list() -> Phone:
 
 def test_picking_another_item_where_the_one_to_delete_is_listed_is_blocked() -> None:
     phone = expense_list()
-    decision = phone.act(LongPress(index=phone.index(NEIGHBOUR)))
-    assert decision.verdict == "block"
-    assert [note.kind for note in decision.notes] == ["off_goal"]
     assert (
         f'picks an item the goal does not ask to delete. The goal deletes "{TITLE}" '
         f"[{phone.index(TITLE)}], listed on this screen: pick that instead."
-    ) in decision.feedback[0]
+    ) in phone.blocked_off_goal(LongPress(index=phone.index(NEIGHBOUR)))
     assert phone.act(LongPress(index=phone.index(TITLE))).verdict == "allow"
     assert phone.act(Tap(index=phone.index("Delete"))).verdict == "allow"
 

@@ -20,13 +20,10 @@ def notes(goal: str) -> Phone:
 def test_opening_another_file_where_the_named_one_is_listed_is_blocked() -> None:
     phone = notes(f"My note {NAMED} (Markor) needs a new first line")
     for pick in (Tap(index=phone.index(BESIDE)), LongPress(index=phone.index(BESIDE))):
-        decision = phone.act(pick)
-        assert decision.verdict == "block"
-        assert [note.kind for note in decision.notes] == ["off_goal"]
         assert (
             f'picks a file the goal does not name. The goal is about "{NAMED}" '
             f"[{phone.index(NAMED)}], listed on this screen: pick that instead."
-        ) in decision.feedback[0]
+        ) in phone.blocked_off_goal(pick)
     assert phone.act(Tap(index=phone.index(NAMED))).verdict == "allow"
     assert any(e.label == NAMED for e in phone.screen.elements)  # its editor is open
 
@@ -57,13 +54,10 @@ def conversations(goal: str) -> Phone:
 
 def test_opening_a_conversation_with_someone_the_goal_does_not_name_is_blocked() -> None:
     phone = conversations("tell alice martin by text when Sprint review starts today")
-    decision = phone.act(Tap(index=phone.index("Bob Chen")))
-    assert decision.verdict == "block"
-    assert [note.kind for note in decision.notes] == ["off_goal"]
     assert (
         f'opens a conversation the goal does not name. The goal names "Alice Martin" '
         f"[{phone.index('Alice Martin')}], listed on this screen: pick that instead."
-    ) in decision.feedback[0]
+    ) in phone.blocked_off_goal(Tap(index=phone.index("Bob Chen")))
     assert phone.act(Tap(index=phone.index("Alice Martin"))).verdict == "allow"
 
 

@@ -35,3 +35,11 @@ class Phone:
             self.screen = Screen.parse(self.device.dump_xml())
             self.guards.observe(action, before, self.screen)
         return decision
+
+    def blocked_off_goal(self, action: Action) -> str:
+        """Review `action`, which the guards must block as off the goal and for nothing else:
+        their message to the model."""
+        decision = self.act(action)
+        assert decision.verdict == "block"
+        assert [note.kind for note in decision.notes] == ["off_goal"]
+        return decision.feedback[0]
