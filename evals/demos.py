@@ -37,6 +37,7 @@ from agent.model_client import ClientSettings, DecisionRequest, ModelReply, Poli
 from devices.errors import UsageError
 from evals.detours import DETOUR_EXTRA_STEPS, EarlyClaim, refusable, start_from_detour
 from evals.goal_rewording import kept_names, training_goal
+from evals.goals.training_voices import voiced_goal, voices
 from evals.oracle import OraclePolicy
 from evals.runner import goal_confirmation
 from evals.splits import EVALUATION_SEEDS, TRAINING_SEEDS_START, leaked_goal
@@ -64,13 +65,25 @@ class DemoEpisode:
     thinking: bool
     detour: bool = False  # start from the detour the seed picks instead of the task's start
     reworded: bool = False  # the phrasing reworded (`evals.goal_rewording`), fixed by the seed
+    # a voice of the task (`evals.goals.training_voices`) said instead of the phrasing
+    voice: int | None = None
     # the decision that claims success too early (`evals.detours.EarlyClaim`); only the
     # decisions after the loop refused it are recorded
     claim_at: int | None = None
 
     @property
+    def template(self) -> str:
+        """The format string the goal comes from: the voice's, or the phrasing's."""
+        if self.voice is not None:
+            return voices()[self.task.name][self.voice]
+        return self.task.templates[self.phrasing]
+
+    @property
     def goal(self) -> str:
         phrased = self.task.goal(self.seed, self.phrasing)
+        if self.voice is not None:
+            voiced = voiced_goal(self.task.name, self.seed, self.voice)
+            return phrased if leaked_goal(self.task, self.seed, voiced) else voiced
         if not self.reworded:
             return phrased
         claim = "" if self.claim_at is None else "/claim"
@@ -93,6 +106,7 @@ def plan_demo_episodes(
     thinking: ThinkingMode = "mixed",
     detours: bool = False,
     refused_claims: float = 0.0,
+    voices_share: float = 0.0,
 ) -> list[DemoEpisode]:
     """One episode per task and seed, and with `detours` a second one from a detour. The
     phrasing cycles through the task's training phrasings with the seed, and about half the
@@ -100,7 +114,8 @@ def plan_demo_episodes(
     per task and seed), so a policy learns both of the client's modes. For a share
     `refused_claims` of the seeds of a task whose goal the loop can check, a third episode
     claims success too early and records the way on from the loop's refusal
-    (`refused_claim_episode`)."""
+    (`refused_claim_episode`). A share `voices_share` of the episodes of a task with voices
+    (`evals.goals.training_voices`) says one of them, picked by the seed, instead."""
     seeds = list(seeds)
     held = [seed for seed in seeds if seed in EVALUATION_SEEDS]
     if held:
@@ -115,15 +130,18 @@ def plan_demo_episodes(
             raise DemoSplitError(
                 f"{task.name} has no phrasing to train on besides the held-out one"
             )
+        task_voices = len(voices().get(task.name, ()))
         for seed in seeds:
             coin = random.Random(f"{task.name}/{seed}/thinking").random() < 0.5
             reword = random.Random(f"{task.name}/{seed}/reword")
+            voice = random.Random(f"{task.name}/{seed}/voice")
             episode = DemoEpisode(
                 task=task,
                 seed=seed,
                 phrasing=phrasings[seed % len(phrasings)],
                 thinking={"on": True, "off": False, "mixed": coin}[thinking],
                 reworded=reword.random() < 0.5,
+                voice=_pick_voice(voice, task_voices, voices_share),
             )
             episodes.append(episode)
             if detours:
@@ -134,6 +152,7 @@ def plan_demo_episodes(
                         # mixed: the detour takes the other mode, so each task and seed has both
                         thinking=not episode.thinking if thinking == "mixed" else episode.thinking,
                         reworded=reword.random() < 0.5,
+                        voice=_pick_voice(voice, task_voices, voices_share),
                     )
                 )
             claim = random.Random(f"{task.name}/{seed}/claim")
@@ -144,11 +163,16 @@ def plan_demo_episodes(
     return episodes
 
 
+def _pick_voice(rng: random.Random, count: int, share: float) -> int | None:
+    """One of a task's `count` voices for a share `share` of the draws, else None."""
+    return rng.randrange(count) if count and rng.random() < share else None
+
+
 def refused_claim_episode(episode: DemoEpisode, rng: random.Random) -> DemoEpisode | None:
     """`episode` with a success claim made too early at a step `rng` picks, from the task's
     start or a detour, under a goal the loop refuses such a claim on (`evals.detours
-    .refusable`): the seed's phrasing or the next one that is such a goal, reworded or not.
-    None when no training phrasing of the task is one."""
+    .refusable`): the episode's voice where it is such a goal, else the seed's phrasing or the
+    next one that is, reworded or not. None when no training phrasing of the task is one."""
     task = episode.task
     phrasings = task.training_phrasings
     first = phrasings.index(episode.phrasing)
@@ -156,11 +180,12 @@ def refused_claim_episode(episode: DemoEpisode, rng: random.Random) -> DemoEpiso
     claim_at = rng.randint(1, max(1, len(task.oracle(episode.seed)) - 2))
     detour = rng.random() < 0.5
     reworded = rng.random() < 0.5
+    voiced = replace(episode, detour=detour, claim_at=claim_at)
+    if episode.voice is not None and refusable(voiced.goal):
+        return voiced
     for phrasing in (phrasings[(first + i) % len(phrasings)] for i in range(len(phrasings))):
         for wording in dict.fromkeys((reworded, False)):
-            claimed = replace(
-                episode, phrasing=phrasing, detour=detour, reworded=wording, claim_at=claim_at
-            )
+            claimed = replace(voiced, phrasing=phrasing, reworded=wording, voice=None)
             if refusable(claimed.goal):
                 return claimed
     return None
@@ -244,7 +269,8 @@ def episode_metadata(episode: DemoEpisode, source: str) -> dict[str, Any]:
         "source": source,
         "values": given_values(task.params(seed)),
         "goal": goal,
-        "names": kept_names(task.templates[episode.phrasing], goal),
+        "voice": episode.voice,
+        "names": kept_names(episode.template, goal),
     }
 
 

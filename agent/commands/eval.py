@@ -156,6 +156,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "also claim success too early and record the way on from the refusal (0.5; 0: none)",
     )
     demos.add_argument(
+        "--voices",
+        type=share,
+        default=0.0,
+        metavar="SHARE",
+        help="the share of episodes of a task with training voices that say one instead of "
+        "the task's phrasing (0: none; evals/goals/training_voices.py)",
+    )
+    demos.add_argument(
         "--demo-thinking",
         choices=("on", "off", "mixed"),
         default="mixed",
@@ -212,6 +220,7 @@ def _export_demos(args: argparse.Namespace) -> int:
         args.demo_thinking,
         detours=args.detour,
         refused_claims=args.refused_claims if args.detour else 0.0,
+        voices_share=args.voices,
     )
     console = Console(stderr=True, highlight=False)
     progress = Progress(
