@@ -32,7 +32,9 @@ PIECE_SEPARATOR = ", "
 _REMOVAL = re.compile(
     r"\b(?:delet|remov|eras|trash|discard)(?:e|es|ed|ing)?\b|\b(?:get\s+rid\s+of|throw\s+away)\b"
     # "get me out of airplane mode" takes no item out of a list
-    r"|\b(?:take|get)\b[^.;:!?\n]*\bout\s+of\b(?!\s+(?:the\s+)?[\w-]+\s+mode\b)"
+    r"|\b(?:take|get)\b(?!\s+(?:the\s+|that\s+|their\s+|his\s+|her\s+)?"
+    r"(?:address|number|phone|time|date|code|info|information|details|text)\b)"
+    r"[^.;:!?\n]*\bout\s+of\b(?!\s+(?:the\s+)?[\w-]+\s+mode\b)"
     r"|\bscratch\b[^.;:!?\n]*\boff\b"
     r"|\btake\s+(?:it|them|that|this|those|these)\s+(?:off|out)\b"
     # all of something: "clear out" or "wipe" alone may be a note's text
@@ -40,20 +42,27 @@ _REMOVAL = re.compile(
     r"|\bbin\s+(?=(?:the|my|it|them|that|this|those|these|all)\b)"
     # the state a deletion leaves: "X should be gone", "no longer in Pro Expense", "X
     # shouldn't be in my Tasks app anymore", "no notes left"
-    r"|\b(?:be|is|are)\s+gone\b|\bgone\s+from\b|\bno\s+longer\s+(?:be\s+)?(?:in|on|listed)\b"
+    r"|(?<!\bold\sone\s)(?<!\bold\snumber\s)\b(?:be|is|are)\s+gone\b|\bgone\s+from\b|\bno\s+longer\s+(?:be\s+)?(?:in|on|listed)\b"
     r"|\b(?:should|must)(?:n['’]?t|\s+not)\s+be\s+(?:in|on)\b[^.;:!?\n]*\b(?:any\s?more)\b"
     r"|\bnothing\s+left\b|\bno\s+(?:[^\W\d_]+\s+){1,2}left\b",
     re.IGNORECASE,
 )
 # "Don't delete it", "switch it off without removing it": no deletion asked.
 _NEGATED = re.compile(
-    r"(?:\b(?:do\s+not|never|not|without|no\s+need\s+to)|n['’]t)\s+(?:\w+\s+){0,2}$", re.I
+    r"(?:\b(?:do\s+not|never|not|without|no\s+need\s+to"
+    # typed without the apostrophe: "dont delete it"
+    r"|(?:do|does|did|is|are|was|were|wo|ca|should|must)nt)|n['’]t)\s+(?:\w+\s+){0,2}$"
+    # "switch only, no deleting"
+    r"|\bno\s+$",
+    re.I,
 )
 # "send" and "resend" anywhere; "text" and "message" as the verb a sentence starts with ("Text
 # Bob ...", "and message them"), not the nouns ("the text of the note", "my last text", "new
 # name, text becomes ...").
 _ANSWER_FORM = (
     r"(?:with\s+)?(?:just\b|only\b|yes\b|no\b|in\s|like\b|as\b|using\b|[\d:]"
+    # what someone's record says: "reply with her message word for word", "with their name"
+    r"|(?:their|his|her|its)\b"
     r"|(?:a|an|the|one)\s+(?:single\s+)?(?:number|integer|answer|name|title|word|time|amount|count"
     r"|date)s?\b)"
 )
@@ -116,7 +125,13 @@ _PLACE_BEFORE = re.compile(
 )
 _PLACE_AFTER = re.compile(r"^['’]?s?\s*(?:app|application|folder|directory|list)\b", re.IGNORECASE)
 _KEPT_BEFORE = re.compile(
-    r"\b(?:except|but|other\s+than|apart\s+from|besides|keep|leave)\b", re.IGNORECASE
+    r"\b(?:except|but|other\s+than|apart\s+from|besides|keep|leave)\b"
+    # the name something gets, or that should exist: "rename it X", "there should be a note X"
+    r"|\b(?:rename|call|name)\s+(?:it|that|this|the\s+\w+)\s+(?:to\s+|as\s+)?$"
+    r"|\brename\b[^.;:!?\n]*\b(?:to|as)\s+$"
+    r"|\bthere\s+(?:should|must|has\s+to)\s+be\s+(?:a|an|one)\s+(?:new\s+)?\w+\s+"
+    r"(?:(?:called|named)\s+)?$",
+    re.IGNORECASE,
 )
 # Where the words that say an item is kept stop applying: "keep X. Delete Y" keeps only X.
 _CLAUSE_END = re.compile(r"[.;:!?\n]")
@@ -156,7 +171,8 @@ _UNIT_SECONDS = {"h": 3600, "m": 60, "s": 1}
 _UNIT = r"(?:h|hrs?|hours?|m|mins?|minutes?|s|secs?|seconds?)"
 # "20 hours, 27 minutes, and 4 seconds", "20h 27m 4s", "a 20-hour, 27-minute timer"
 _UNIT_RUN = re.compile(
-    rf"\b\d+[\s-]*{_UNIT}\b(?:(?:\s*,\s*|\s+)(?:and\s+)?\d+[\s-]*{_UNIT}\b)*", re.IGNORECASE
+    rf"\b\d+[\s-]*{_UNIT}\b(?:(?:\s*,\s*|\s+)(?:(?:and|n|plus|&)\s+)?\d+[\s-]*{_UNIT}\b)*",
+    re.IGNORECASE,
 )
 _UNIT_PART = re.compile(rf"(\d+)[\s-]*({_UNIT})\b", re.IGNORECASE)
 # "3:03:48", "65:49"; a time of day ("7:30 am") is no duration
@@ -184,7 +200,8 @@ _VALUE_REQUEST = re.compile(
     r"(?!\s+(?:when|once|after|if)\s+(?:(?:you|it)(?:['’]re|['’]s|\s+are|\s+is)\s+)?"
     r"(?:done|finished|ready|complete)\b)"
     r"|\bread\s+(?:out|aloud)\b"
-    r"|\bi(?:\s+(?:need|want|would\s+like)|['’]d\s+like)\s+to\s+know\b"
+    # not a reason for the work: "I want to know at a glance what it's for, so label it ..."
+    r"|\bi(?:\s+(?:need|want|would\s+like)|['’]d\s+like)\s+to\s+know\b(?![^.!?\n]*,\s*so\b)"
     r"|\bcount\s+how\s+many\b|^\s*(?:please\s+)?(?:list|count)\s+(?:the|all|my|every|how)\b"
     # the form an answer takes: "yes or no", "just the number", "titles only"
     r"|\byes\s+or\s+no\b"
@@ -200,11 +217,17 @@ _VALUE_REQUEST = re.compile(
 # with one (no question mark needed: "whats bob's number"), or a yes-or-no question that ends
 # the goal. Followed by more ("Is Wi-Fi off? It needs to be.", "Is Bluetooth on? If not, turn
 # it on.") a yes-or-no question sets a condition on the work instead.
+# The text a message gets, after the colon that introduces it: "text them: see you at 6?".
+_MESSAGE_TEXT = re.compile(
+    r"(\b(?:reply|respond|text|send|message|sms|msg|saying|says)\b(?![^.!?\n:]*\bfrom\b)"
+    r"[^.!?\n:]*:)[^\n]*",
+    re.IGNORECASE,
+)
 _IN_SENTENCE = r"(?:[^.!?]|(?<=\d)\.(?=\d))*"  # a decimal point ends no sentence
 _QUESTION = re.compile(
     r"(?:^|[.!?:;,\u2013\u2014]\s+|\n)(?:(?:at|on|in|for|from|by|to)\s+)?"
     rf"(?:what|what['’]s|which|how|when|who|whom|whose|where)\b{_IN_SENTENCE}\?"
-    r"|^\s*(?:what|what['’]?s|whats|which|how\s+much|how\s+many|who|whose|where)\b"
+    r"|^\s*(?:what|what['’]?s|whats|which|ho?w\s+much|ho?w\s+many|who|whose|where)\b"
     r"|(?:^|[.!?:;]\s+|\n)(?:is|are|am|was|were|do|does|did|have|has|can\s+i)\b"
     rf"{_IN_SENTENCE}\?\s*$"
     # one sentence that ends in a question mark ("build number?"), or opens like a question
@@ -216,7 +239,7 @@ _QUESTION = re.compile(
 )
 # A question answered by counting or adding up ("how many", "the number of", "in total").
 _COUNT_QUESTION = re.compile(
-    r"\bhow\s+(?:many|much|often|long|old)\b|\b(?:number|count|total|sum|tally)\s+of\b"
+    r"\bho?w\s+(?:many|much|often|long|old)\b|\b(?:number|count|total|sum|tally)\s+of\b"
     r"|\bcount\b|\bin\s+total\b|\ball\s+together\b|\bamount\b",
     re.IGNORECASE,
 )
@@ -442,7 +465,11 @@ def asks_for_answer(goal: str) -> bool:
     text = goal.strip()
     if _VALUE_REQUEST.search(text):
         return True
-    return _QUESTION.search(text) is not None and _POLITE_REQUEST.search(text) is None
+    # a message's text is what is sent, not asked: "needs a reply: ¿Llegas a las 3?"
+    text = _MESSAGE_TEXT.sub(r"\1", text).strip()
+    asked = _QUESTION.search(text) is not None and _POLITE_REQUEST.search(text) is None
+    # the answer goes in a message: "what time is “Lunch”? text it to Alice"
+    return asked and not _SENDING.search(text[text.rfind("?") + 1 :].strip())
 
 
 def asks_for_count(goal: str) -> bool:

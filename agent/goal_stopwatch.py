@@ -22,7 +22,9 @@ _RUNNING_WORDS = re.compile(
     re.IGNORECASE,
 )
 _STOPPED_WORDS = re.compile(
-    r"\b(?:paus(?:e|ed|ing)|stop(?:s|ped|ping)?|halt(?:ed)?|hold|freeze|frozen)\b", re.IGNORECASE
+    # a reset stopwatch stands at zero
+    r"\b(?:paus(?:e|ed|ing)|stop(?:s|ped|ping)?|halt(?:ed)?|hold|freeze|frozen|reset|zero)\b",
+    re.IGNORECASE,
 )
 # "isn't counting", "shouldn't be running": the negations of a state, which
 # `agent.goal_items`' reading of negated verbs of doing ("don't delete") leaves out
