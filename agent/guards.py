@@ -241,6 +241,8 @@ class EpisodeGuards(Protocol):
 
     def observe(self, action: Action, before: Screen, after: Screen) -> GuardDecision: ...
 
+    def named_pick(self, target: Element, screen: Screen) -> Element | None: ...
+
 
 @dataclass
 class _Change:
@@ -774,6 +776,34 @@ class Guards:
             named = named_rows_beside(self._goal_text, target, screen)
             yield " for a message", named, prompt.unnamed_conversation
 
+    def named_pick(self, target: Element, screen: Screen) -> Element | None:
+        """The row a pick of `target` is meant for, where the goal names rows that `screen`
+        lists and `target` is none of them: the named row nearest to it not picked yet. Small
+        models tap the row beside the one the goal names, and told its index, tap the same row
+        again until the run stops; the pick is the model's, the row the goal's. None where the
+        goal names no such row or `target` is one."""
+        if not is_item_row(target) or target.selected:
+            return None
+        named: list[int] = []
+        if self._deletes:
+            listed = removal_shown(self._goal_text, screen)
+            if listed and not item_titles(target.label, listed):
+                named += [
+                    element.index
+                    for element in screen.elements
+                    if is_item_row(element) and item_titles(element.label, listed)
+                ]
+        for _, named_here, _ in self._named_rows_beside(target, screen):
+            named += [index for _, index in named_here]
+        rows = [
+            element
+            for element in screen.elements
+            if element.index in named and not element.selected
+        ]
+        if not rows:
+            return None
+        return min(rows, key=lambda row: abs(row.center[1] - target.center[1]))
+
     def _unasked_deletion(self, screen: Screen) -> list[str]:
         """The items a deletion would remove that the goal does not ask to delete, by their
         rows' labels: the rows selected on `screen`, or else the item opened last. Known only
@@ -820,6 +850,9 @@ class PassThroughGuards:
     def bad_call(self, message: str) -> GuardDecision:
         note = GuardNote(kind="bad_call", reason=message)
         return GuardDecision("block", [note], [prompt.reply_not_run(message)])
+
+    def named_pick(self, target: Element, screen: Screen) -> Element | None:
+        return None
 
     def review(self, action: Action, target: Element | None, screen: Screen) -> GuardDecision:
         if not isinstance(action, TaskComplete):

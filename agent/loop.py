@@ -269,6 +269,7 @@ class Stepper:
             action, target = _aim_as_reasoned(
                 action, target, parsed, thinking_of(content, reply.reasoning), screen, self.goal
             )
+            action, target = _aim_at_named(action, target, parsed, self.guards, screen)
         self._unsure = self.settings.think_when_unsure and (
             action is None or isinstance(action, Wait)
         )
@@ -521,6 +522,23 @@ def _aim_as_reasoned(
     parsed.repairs.append(
         f"index {action.index} -> {named.index}: the reasoning names {named.label!r}"
     )
+    parsed.arguments["index"] = named.index
+    return action.model_copy(update={"index": named.index}), named
+
+
+def _aim_at_named(
+    action: Tap | LongPress,
+    target: Element,
+    parsed: ParsedCall,
+    guards: EpisodeGuards,
+    screen: Screen,
+) -> tuple[Tap | LongPress, Element]:
+    """`action` aimed at the row the goal names where it picks the row beside it
+    (`Guards.named_pick`); the change is listed in the call's repairs."""
+    named = guards.named_pick(target, screen)
+    if named is None:
+        return action, target
+    parsed.repairs.append(f"index {action.index} -> {named.index}: the goal names {named.label!r}")
     parsed.arguments["index"] = named.index
     return action.model_copy(update={"index": named.index}), named
 
