@@ -42,7 +42,9 @@ _REMOVAL = re.compile(
     r"|\bbin\s+(?=(?:the|my|it|them|that|this|those|these|all)\b)"
     # the state a deletion leaves: "X should be gone", "no longer in Pro Expense", "X
     # shouldn't be in my Tasks app anymore", "no notes left"
-    r"|(?<!\bold\sone\s)(?<!\bold\snumber\s)\b(?:be|is|are)\s+gone\b|\bgone\s+from\b|\bno\s+longer\s+(?:be\s+)?(?:in|on|listed)\b"
+    # ("the old one is gone" says what a new value replaces)
+    r"|(?<!\bold\sone\s)(?<!\bold\snumber\s)\b(?:be|is|are)\s+gone\b|\bgone\s+from\b"
+    r"|\bno\s+longer\s+(?:be\s+)?(?:in|on|listed)\b"
     r"|\b(?:should|must)(?:n['’]?t|\s+not)\s+be\s+(?:in|on)\b[^.;:!?\n]*\b(?:any\s?more)\b"
     r"|\bnothing\s+left\b|\bno\s+(?:[^\W\d_]+\s+){1,2}left\b",
     re.IGNORECASE,
@@ -213,16 +215,16 @@ _VALUE_REQUEST = re.compile(
     r"(?:number|amount|total|price|cost|date|time|address|email)\b",
     re.IGNORECASE,
 )
-# A question: a sentence that asks with a question word ("How much ...?"), a goal that opens
-# with one (no question mark needed: "whats bob's number"), or a yes-or-no question that ends
-# the goal. Followed by more ("Is Wi-Fi off? It needs to be.", "Is Bluetooth on? If not, turn
-# it on.") a yes-or-no question sets a condition on the work instead.
 # The text a message gets, after the colon that introduces it: "text them: see you at 6?".
 _MESSAGE_TEXT = re.compile(
     r"(\b(?:reply|respond|text|send|message|sms|msg|saying|says)\b(?![^.!?\n:]*\bfrom\b)"
     r"[^.!?\n:]*:)[^\n]*",
     re.IGNORECASE,
 )
+# A question: a sentence that asks with a question word ("How much ...?"), a goal that opens
+# with one (no question mark needed: "whats bob's number"), or a yes-or-no question that ends
+# the goal. Followed by more ("Is Wi-Fi off? It needs to be.", "Is Bluetooth on? If not, turn
+# it on.") a yes-or-no question sets a condition on the work instead.
 _IN_SENTENCE = r"(?:[^.!?]|(?<=\d)\.(?=\d))*"  # a decimal point ends no sentence
 _QUESTION = re.compile(
     r"(?:^|[.!?:;,\u2013\u2014]\s+|\n)(?:(?:at|on|in|for|from|by|to)\s+)?"
