@@ -51,12 +51,14 @@ _REMOVAL = re.compile(
 )
 # "Don't delete it", "switch it off without removing it": no deletion asked.
 _NEGATED = re.compile(
-    r"(?:\b(?:do\s+not|never|not|without|no\s+need\s+to"
-    # typed without the apostrophe: "dont delete it"
-    r"|(?:do|does|did|is|are|was|were|wo|ca|should|must)nt)|n['’]t)\s+(?:\w+\s+){0,2}$"
+    r"(?:\b(?:do\s+not|never|not|without|no\s+need\s+to)|n['’]t)\s+(?:\w+\s+){0,2}$"
     # "switch only, no deleting"
     r"|\bno\s+$",
     re.I,
+)
+# Negations typed without their apostrophe ("isnt", "dont"), which read as no negation.
+_BARE_NEGATION = re.compile(
+    r"\b(is|are|was|were|do|does|did|has|have|should|would|could|must|ca|wo)nt\b", re.IGNORECASE
 )
 # "send" and "resend" anywhere; "text" and "message" as the verb a sentence starts with ("Text
 # Bob ...", "and message them"), not the nouns ("the text of the note", "my last text", "new
@@ -316,6 +318,7 @@ def named_rows(goal: str, screen: Screen) -> list[NamedRow]:
 def deletes_items(goal: str) -> bool:
     """Whether the goal asks to delete items without keeping one copy of them: the goals whose
     claims `removal_shown` reads."""
+    goal = with_apostrophes(goal)
     asked = [verb for verb in _REMOVAL.finditer(goal) if not _NEGATED.search(goal[: verb.start()])]
     return bool(asked) and not _KEEPS_ONE.search(goal)
 
@@ -461,6 +464,11 @@ def still_open(goal: str, screen: Screen) -> list[str]:
     ]
 
 
+def with_apostrophes(text: str) -> str:
+    """`text` with the apostrophe back in its negations: "isnt on" as "isn't on"."""
+    return _BARE_NEGATION.sub(lambda word: f"{word[1]}n't", text)
+
+
 def asks_for_answer(goal: str) -> bool:
     """Whether the goal asks a question or for a value, so that a claim should carry an
     answer. Requests put as questions ("Can you turn on Wi-Fi?") are not questions here."""
@@ -483,6 +491,7 @@ def asks_for_count(goal: str) -> bool:
 def asks_to_send(goal: str) -> bool:
     """Whether the goal asks for a message to be sent ("send Ana “on my way”", "send it
     again", "Text Bob: ..."), which is done only once a send button is pressed."""
+    goal = with_apostrophes(goal)
     asked = [verb for verb in _SENDING.finditer(goal) if not _NEGATED.search(goal[: verb.start()])]
     return bool(asked) and not asks_for_answer(goal)
 

@@ -14,7 +14,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from agent.goal_items import PIECE_SEPARATOR, asks_for_answer, deletes_items, times_of_day
+from agent.goal_items import (
+    PIECE_SEPARATOR,
+    asks_for_answer,
+    deletes_items,
+    times_of_day,
+    with_apostrophes,
+)
 from agent.screen import Element, Screen
 
 _ON_WORDS = {"on", "enable", "enabled", "activate", "activated"}
@@ -487,7 +493,7 @@ def wished_states(goal: str) -> tuple[GoalTarget, ...]:
     last_named: str | None = None
     # the switches the sentence before asked about, with the state it asked about
     asked: list[tuple[str, bool | None]] = []
-    for sentence in _SENTENCE.findall(_apostrophes(plain_times(goal))):
+    for sentence in _SENTENCE.findall(with_apostrophes(plain_times(goal))):
         wished = _WISHED_ANSWER.match(sentence)
         if wished and len(asked) == 1:
             switch, state = asked[0]
@@ -660,19 +666,8 @@ def _elliptical(piece: str, previous: GoalTarget | None) -> GoalTarget | None:
 def _clean_goal(goal: str) -> str:
     """The goal without a polite opening or closing ("Hey, could you please", "for me,
     thanks"), closing punctuation or where it happens ("in Settings")."""
-    text = _POLITE_CLOSING.sub("", _POLITE_OPENING.sub("", _apostrophes(plain_times(goal))))
+    text = _POLITE_CLOSING.sub("", _POLITE_OPENING.sub("", with_apostrophes(plain_times(goal))))
     return _LOCATION_SUFFIX.sub("", _LOCATION_PREFIX.sub("", text))
-
-
-# Negations typed without their apostrophe ("isnt", "dont"), which read as no negation.
-_BARE_NEGATION = re.compile(
-    r"\b(is|are|was|were|do|does|did|has|have|should|would|could|must|ca|wo)nt\b", re.IGNORECASE
-)
-
-
-def _apostrophes(text: str) -> str:
-    """`text` with the apostrophe back in its negations: "isnt on" as "isn't on"."""
-    return _BARE_NEGATION.sub(lambda word: f"{word[1]}n't", text)
 
 
 # "7.42 p.m.": the dots of a time of day end no sentence and part no name
