@@ -49,6 +49,9 @@ PLUGIN_NAME = "phone_agent"
 # vLLM's CPU worker with a short compile pass (`serving.vllm_plugin.worker` says why); named as a
 # string so that only the engine process imports it.
 WORKER_CLASS = "serving.vllm_plugin.worker.ShortWarmUpCPUWorker"
+# The worker's `--additional-config` key that keeps every logit of every step
+# (`serving.vllm_plugin.grammar_head` computes only those a tool call's grammar allows).
+ALL_LOGITS_KEY = "all_logits"
 # Sliding-window prefix checkpoints every block. Spark's sliding layers (3 of every 4) need the
 # window's blocks before a reused prefix's end, and vLLM keeps them by default only at the end of
 # each prompt and at junctions an earlier pair of requests proved shared
@@ -152,6 +155,9 @@ class ServeSettings:
     enforce_eager: bool = False
     dtype: str = "auto"
     speculative_tokens: int = 0  # drafted by prompt lookup per step; 0: plain decoding
+    # every logit of every step, as vLLM computes them; by default a step under a tool call's
+    # grammar computes only the allowed tokens' (serving.vllm_plugin.grammar_head)
+    all_logits: bool = False
     extra_args: Sequence[str] = field(default_factory=tuple)
 
     @property
@@ -326,7 +332,15 @@ def server_command(
         command += ["--chat-template", str(packaged_chat_template())]
     if settings.enforce_eager:
         command.append("--enforce-eager")
-    return command + speculative_args(settings.speculative_tokens) + list(settings.extra_args)
+    return command + decoding_args(settings) + list(settings.extra_args)
+
+
+def decoding_args(settings: ServeSettings) -> list[str]:
+    """The server options for how a step decodes: drafts, and every logit or the allowed."""
+    args = speculative_args(settings.speculative_tokens)
+    if settings.all_logits:
+        args += ["--additional-config", json.dumps({ALL_LOGITS_KEY: True})]
+    return args
 
 
 # Log lines that mark the end of a start-up stage, in order.

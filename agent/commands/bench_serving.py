@@ -222,17 +222,28 @@ AGENT_MAX_MODEL_LEN = 4096  # an agent's prompt (about 2,000 tokens) and its rep
 def _add_speculative(benchmarks: Any) -> None:
     parser = benchmarks.add_parser(
         "speculative",
-        help="prompt-lookup decoding against plain decoding: the same tokens, how much sooner",
-        description="Serve one build plainly, record an agent's requests against it (or take "
-        "them from --requests), replay them greedily and keep every generated token; then "
-        "serve it with speculation (drafts from the tool-call grammar and the prompt) and "
-        "replay the same requests; the two take turns, a run each. Report whether every reply "
-        "is identical token by token, and the time of each side on the same outputs: later "
-        "requests, time per output token, a decision with a call of --call-tokens tokens, and "
-        "the cores other processes took meanwhile.",
+        help="decoding with drafts or fewer logits against plain decoding: the same tokens, "
+        "how much sooner",
+        description="Record an agent's requests on a server of the build (or take them from "
+        "--requests), then serve the build on each side in turn and replay them greedily, a "
+        "run each, keeping every generated token. Sides: all-logits (plain decoding, "
+        "every logit computed, as vLLM does), plain (plain decoding; under a tool call's "
+        "grammar only the allowed tokens' logits), speculative (drafts from the tool-call "
+        "grammar and the prompt). Report whether every reply is identical token by token to "
+        "the first side's, and the time of each side on the same outputs: later requests, "
+        "time per output token, a decision with a call of --call-tokens tokens, and the cores "
+        "other processes took meanwhile.",
     )
     _add_build(parser)
     _add_requests(parser)
+    parser.add_argument(
+        "--sides",
+        type=_sides,
+        default=("plain", "speculative"),
+        metavar="A,B[,C]",
+        help=f"the servers compared, the first with each other ({', '.join(SIDES)}; "
+        "default: plain,speculative)",
+    )
     parser.add_argument(
         "--speculative-tokens",
         type=int_at_least(1),
@@ -246,6 +257,20 @@ def _add_speculative(benchmarks: Any) -> None:
     parser.add_argument("--call-tokens", type=int_at_least(1), default=24, metavar="N", help="(24)")
     _add_replay_options(parser)
     parser.set_defaults(handler=_run_speculative)
+
+
+SIDES = ("all-logits", "plain", "speculative")
+
+
+def _sides(text: str) -> tuple[str, ...]:
+    sides = tuple(side.strip() for side in text.split(","))
+    unknown = [side for side in sides if side not in SIDES]
+    if unknown:
+        known = ", ".join(SIDES)
+        raise argparse.ArgumentTypeError(f"unknown side {unknown[0]!r}: choose from {known}")
+    if len(sides) < 2 or len(set(sides)) < len(sides):
+        raise argparse.ArgumentTypeError("name two or three different sides")
+    return sides
 
 
 def _add_build(parser: argparse.ArgumentParser) -> None:
@@ -265,7 +290,7 @@ def _add_requests(parser: argparse.ArgumentParser) -> None:
         type=Path,
         metavar="FILE",
         help="chat requests to replay, one JSON body a line (`bench step --record`); default: "
-        "record --steps steps of the agent (thinking off, a call required) on the plain server",
+        "record --steps steps of the agent (thinking off, a call required) on a server of its own",
     )
     parser.add_argument("--steps", type=int_at_least(1), default=6, metavar="N", help="(6)")
     parser.add_argument("--episode-steps", type=int_at_least(1), default=3, metavar="N", help="(3)")
@@ -310,25 +335,28 @@ def _run_speculative(args: argparse.Namespace) -> int:
             enforce_eager=not args.compiled,
             extra_args=tuple(serve_args),
         )
-        spec_settings = replace(settings, speculative_tokens=tokens)
-        sides = [
-            speculative.ServerRun(
-                label=label, serve_args=launcher.speculative_args(side.speculative_tokens)
-            )
-            for label, side in (("plain", settings), ("speculative", spec_settings))
-        ]
+        side_settings = {
+            "all-logits": replace(settings, all_logits=True),
+            "plain": settings,
+            "speculative": replace(settings, speculative_tokens=tokens),
+        }
+        sides = []
+        for label in args.sides:
+            side = side_settings[label]
+            args_of_side = launcher.decoding_args(side)
+            sides.append((speculative.ServerRun(label=label, serve_args=args_of_side), side))
+        if bodies is None:
+            bodies = _record_apart(model, sides[0][1], logs, args, progress, sides)
         for run in range(1, args.runs + 1):
-            for server_run, side in zip(sides, (settings, spec_settings), strict=True):
+            for server_run, side in sides:
                 if server_run.error is None:
                     progress(f"run {run}, {server_run.label}: serving {model.path}")
-                    bodies = _replay_run(server_run, run, model, side, logs, args, bodies, progress)
-    plain, speculated = sides
+                    _replay_run(server_run, run, model, side, logs, args, bodies, progress)
     report = speculative.compare(
         model.served_name,
         len(bodies or []),
         args.runs,
-        plain,
-        speculated,
+        [server_run for server_run, _ in sides],
         args.call_tokens,
         cpus=len(os.sched_getaffinity(0)),
         repeated=speculative.repeated_requests(bodies or []),
@@ -474,6 +502,29 @@ def _bench_build(args: argparse.Namespace, work_dir: Path) -> tuple[ResolvedMode
     return launcher.ResolvedModel(folder, args.weights, "local"), _serve_args(args.weights)
 
 
+def _record_apart(
+    model: ResolvedModel,
+    settings: ServeSettings,
+    logs: Path,
+    args: argparse.Namespace,
+    progress: Callable[[str], None],
+    sides: Sequence[tuple[ServerRun, ServeSettings]],
+) -> list[dict[str, Any]]:
+    """The agent's requests, recorded on a server of their own: a side that recorded would
+    start its first run with the recording's prompts in its prefix cache, computed in other
+    pieces than a fresh server computes them. A failure is kept in every side."""
+    import httpx
+
+    progress(f"recording: serving {model.path}")
+    try:
+        with _served(model, settings, logs / "speculative-recording.log"):
+            return _record_requests(settings.base_url, model.served_name, args, logs, progress)
+    except (RuntimeError, httpx.HTTPError) as exc:
+        for server_run, _ in sides:
+            server_run.error = "recording failed: " + str(exc).strip().splitlines()[0]
+        return []
+
+
 def _replay_run(
     server_run: ServerRun,
     run: int,
@@ -481,28 +532,20 @@ def _replay_run(
     settings: ServeSettings,
     logs: Path,
     args: argparse.Namespace,
-    bodies: list[dict[str, Any]] | None,
+    bodies: list[dict[str, Any]],
     progress: Callable[[str], None],
-) -> list[dict[str, Any]] | None:
-    """Serve `model` with `settings` and replay run `run` of `bodies` (recorded first where
-    None) into `server_run`, with the cores other processes took meanwhile; a failure is kept
-    in the run. The requests replayed come back."""
+) -> None:
+    """Serve `model` with `settings` and replay run `run` of `bodies` into `server_run`, with
+    the cores other processes took meanwhile; a failure is kept in the run."""
     import httpx
 
     from serving import launcher
     from serving.bench.speculative import ForeignCores, replay
 
-    if bodies is None and settings.speculative_tokens:
-        server_run.error = "no requests to replay: the plain side recorded none"
-        return bodies
     started = time.monotonic()
     try:
         with _served(model, settings, logs / f"speculative-{server_run.label}.log") as group:
             server_run.load_seconds.append(round(time.monotonic() - started, 1))
-            if bodies is None:
-                bodies = _record_requests(
-                    settings.base_url, model.served_name, args, logs, progress
-                )
             ours = os.getpid()
             with ForeignCores(lambda: [ours, *launcher.group_members(group)]) as foreign:
                 server_run.replies += replay(
@@ -512,7 +555,6 @@ def _replay_run(
                 server_run.foreign_cores.append(foreign.cores)
     except (RuntimeError, httpx.HTTPError) as exc:
         server_run.error = str(exc).strip().splitlines()[0]
-    return bodies
 
 
 def _record_requests(

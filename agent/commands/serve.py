@@ -77,6 +77,12 @@ def register(subparsers: Any) -> None:
         "output unchanged (`bench speculative` checks it); 0: off (the default)",
     )
     serve.add_argument(
+        "--all-logits",
+        action="store_true",
+        help="compute every token's logit at every step, as vLLM does; by default a step under "
+        "a tool call's grammar computes only the tokens it allows (same output, sooner)",
+    )
+    serve.add_argument(
         "--weights",
         choices=("auto", *SCHEMES),
         default="auto",
@@ -188,6 +194,7 @@ def run_serve(args: argparse.Namespace) -> int:
         enforce_eager=args.enforce_eager,
         dtype=args.dtype,
         speculative_tokens=args.speculative_tokens,
+        all_logits=args.all_logits,
         extra_args=tuple(extra),
     )
     _check_serving_stack()

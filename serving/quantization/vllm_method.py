@@ -257,6 +257,17 @@ class Int8TableMethod(QuantizeMethodBase):
             out = out + bias
         return out.reshape(*x.shape[:-1], out.shape[-1])
 
+    def apply_rows(
+        self, layer: torch.nn.Module, x: torch.Tensor, token_ids: torch.Tensor
+    ) -> torch.Tensor:
+        """x [M, K] times the table's rows `token_ids` only: [M, len(token_ids)]. On our kernel
+        each product is the one `apply` gives for that row, bit for bit (a row's dot product
+        does not depend on the rows beside it)."""
+        rows = x.reshape(-1, x.shape[-1]).to(self.params_dtype)
+        weight = layer.get_parameter("weight").index_select(0, token_ids)
+        scales = layer.get_parameter("weight_scale").index_select(0, token_ids)
+        return cpu_kernels.int8_table_mm(rows, weight, scales, self.variant)
+
     def embedding(self, layer: torch.nn.Module, input_: torch.Tensor) -> torch.Tensor:
         rows = layer.get_parameter("weight")[input_].to(self.params_dtype)
         return rows * layer.get_parameter("weight_scale")[input_].unsqueeze(-1)

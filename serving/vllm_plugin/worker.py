@@ -9,15 +9,19 @@ token dimension is dynamic, and a size of 0 or 1 would be specialised), and the 
 gives the KV cache size, so the pass sizes nothing: `COMPILE_PASS_TOKENS` tokens are enough.
 
 It also loads GPTQ weights for W4A8 without vLLM's whole-matrix temporaries
-(`serving.vllm_plugin.w4a8`).
+(`serving.vllm_plugin.w4a8`), and runs steps on a model runner that computes only the logits a
+tool call's grammar allows (`serving.vllm_plugin.grammar_head`).
 
 The launcher selects this class with `--worker-cls`, so only the worker process imports it.
 """
 
 from __future__ import annotations
 
+import torch
+from vllm.v1.worker.cpu_model_runner import CPUModelRunner
 from vllm.v1.worker.cpu_worker import CPUWorker
 
+from serving.vllm_plugin.grammar_head import GrammarHeadCPUModelRunner
 from serving.vllm_plugin.w4a8 import convert_gptq_in_blocks
 
 COMPILE_PASS_TOKENS = 128
@@ -25,6 +29,13 @@ CLASS_PATH = f"{__name__}.ShortWarmUpCPUWorker"
 
 
 class ShortWarmUpCPUWorker(CPUWorker):
+    def init_device(self) -> None:
+        super().init_device()
+        # vLLM builds its runner at the end of init_device, before any buffer is sized by use;
+        # the second runner replaces it before the model loads.
+        if type(self.model_runner) is CPUModelRunner:
+            self.model_runner = GrammarHeadCPUModelRunner(self.vllm_config, torch.device("cpu"))
+
     def load_model(self, *, load_dummy_weights: bool = False) -> None:
         convert_gptq_in_blocks()
         super().load_model(load_dummy_weights=load_dummy_weights)

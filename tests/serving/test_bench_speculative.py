@@ -1,5 +1,6 @@
-"""`bench speculative`: recorded requests replayed greedily on a plain and a speculating server,
-compared token by token, and timed on the same outputs."""
+"""`bench speculative`: recorded requests replayed greedily on servers that decode in different
+ways (every logit, the grammar's logits, drafts), compared token by token with the first, and
+timed on the same outputs."""
 
 from __future__ import annotations
 
@@ -59,14 +60,34 @@ def test_identical_replies_are_exact_and_their_times_compared() -> None:
         serve_args=["--speculative-config", "{}"],
         replies=[_reply(1, 0, tokens, 3000, 4200), _reply(1, 1, tokens, 1000, 2200)],
     )
-    report = speculative.compare("m", 2, 1, plain, fast, call_tokens=24)
+    report = speculative.compare("m", 2, 1, [plain, fast], call_tokens=24)
     assert report.exact and (report.compared, report.identical) == (2, 2)
     # later requests only (the first of a run is cold): 1000 ms + 23 x 100 ms, then x 50 ms
-    assert report.plain_medians.call_decision_s == 3.3
-    assert report.speculative_medians.call_decision_s == 2.15
-    assert report.later_total_speedup == round(3400 / 2200, 3)
+    assert [side.call_decision_s for side in report.medians] == [3.3, 2.15]
+    assert [side.later_total_speedup for side in report.medians] == [1.0, round(3400 / 2200, 3)]
+    assert report.medians[1].call_decision_speedup == round(3.3 / 2.15, 3)
     text = speculative.render_text(report)
     assert "2 of 2 replies identical token by token (50 tokens): identical" in text
+    assert "| speculative | --speculative-config {} |" in text and "| 1.53x |" in text
+
+
+def test_every_side_is_compared_with_the_first() -> None:
+    tokens = list(range(25))
+    sides = [
+        ServerRun(label=label, serve_args=[], replies=[_reply(1, 0, tokens, 3000, 5400)])
+        for label in ("all-logits", "plain")
+    ]
+    differs = [*tokens[:3], 99, *tokens[4:]]
+    sides.append(
+        ServerRun(label="speculative", serve_args=[], replies=[_reply(1, 0, differs, 9, 10)])
+    )
+    report = speculative.compare("m", 1, 1, sides)
+    assert (report.compared, report.identical, report.exact) == (2, 1, False)
+    (difference,) = report.differences
+    assert (difference.side, difference.position, difference.other[0]) == ("speculative", 3, 99)
+    assert "speculative, run 1 request 1: first differs at token 3" in (
+        speculative.render_text(report)
+    )
 
 
 def test_a_request_that_repeats_an_earlier_one_is_compared_but_not_timed() -> None:
@@ -86,10 +107,10 @@ def test_a_request_that_repeats_an_earlier_one_is_compared_but_not_timed() -> No
             _reply(1, 3, tokens, 200, 2600),
         ],
     )
-    report = speculative.compare("m", 4, 1, plain, plain, call_tokens=24, repeated=[2, 3])
+    report = speculative.compare("m", 4, 1, [plain, plain], call_tokens=24, repeated=[2, 3])
     assert report.exact and report.compared == 4
-    assert report.plain_medians.later_requests == 1
-    assert report.plain_medians.call_decision_s == 3.3  # request 1 alone
+    assert report.medians[0].later_requests == 1
+    assert report.medians[0].call_decision_s == 3.3  # request 1 alone
     assert "requests 3, 4 repeat earlier ones" in speculative.render_text(report)
 
 
@@ -120,15 +141,15 @@ def test_one_differing_token_or_a_missing_reply_is_not_exact() -> None:
     differs = ServerRun(
         label="speculative", serve_args=[], replies=[_reply(1, 0, [5, 6, 9, 8], 1, 4)]
     )
-    report = speculative.compare("m", 1, 1, plain, differs)
+    report = speculative.compare("m", 1, 1, [plain, differs])
     assert not report.exact
     (difference,) = report.differences
-    assert (difference.position, difference.plain, difference.speculative) == (2, [7, 8], [9, 8])
+    assert (difference.position, difference.first, difference.other) == (2, [7, 8], [9, 8])
     assert "NOT identical" in speculative.render_text(report)
     shorter = ServerRun(label="speculative", serve_args=[], replies=[_reply(1, 0, [5, 6], 1, 4)])
-    assert speculative.compare("m", 1, 1, plain, shorter).differences[0].position == 2
+    assert speculative.compare("m", 1, 1, [plain, shorter]).differences[0].position == 2
     missing = ServerRun(label="speculative", serve_args=[], error="the server exited")
-    assert not speculative.compare("m", 1, 1, plain, missing).exact
+    assert not speculative.compare("m", 1, 1, [plain, missing]).exact
 
 
 class _TokenStream:
@@ -226,17 +247,33 @@ def test_bench_speculative_refuses_a_bad_recording_before_serving(
     assert err.count("\n") == 1
 
 
+@pytest.mark.parametrize("sides", ["plain", "plain,plain", "plain,fast"])
+def test_bench_speculative_refuses_sides_it_cannot_compare(
+    sides: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["bench", "speculative", "--sides", sides]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "argument --sides" in err and err.count("\n") == 1
+
+
 @pytest.mark.slow
-def test_speculation_leaves_every_token_of_the_trained_policy_unchanged(
+def test_fewer_logits_and_drafts_leave_every_token_of_the_trained_policy_unchanged(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """The shipped simulator policy, served plainly and then with drafts from its tool-call
-    grammar and the prompt, answers the agent's recorded requests with the same tokens."""
+    """The shipped simulator policy in its W4A16 build, served computing every logit, then only
+    the logits its tool-call grammar allows, then with drafts from that grammar and the prompt,
+    answers the agent's recorded requests with the same tokens on all three."""
     pytest.importorskip("vllm")
-    command = ["bench", "speculative", "--model", "sim", "--weights", "bf16", "--steps", "3"]
+    command = ["bench", "speculative", "--model", "sim", "--weights", "w4a16", "--steps", "3"]
     options = ["--episode-steps", "3", "--runs", "1", "--max-tokens", "24", "--json"]
-    assert main([*command, *options, "--work-dir", str(tmp_path)]) == 0
+    sides = ["--sides", "all-logits,plain,speculative"]
+    assert main([*command, *sides, *options, "--work-dir", str(tmp_path)]) == 0
     report = json.loads(capsys.readouterr().out)
-    assert report["plain"]["error"] is None and report["speculative"]["error"] is None
-    assert report["compared"] == 3 and report["exact"], report["differences"]
-    assert report["speculative"]["serve_args"][0] == "--speculative-config"
+    assert [side["error"] for side in report["sides"]] == [None, None, None]
+    assert report["compared"] == 6 and report["exact"], report["differences"]
+    all_logits, plain, drafting = report["sides"]
+    assert all_logits["serve_args"] == ["--additional-config", '{"all_logits": true}']
+    assert plain["serve_args"] == [] and drafting["serve_args"][0] == "--speculative-config"
+    # the plain side's steps under the grammar computed only the allowed tokens' logits
+    plain_log = (tmp_path / "logs" / "speculative-plain.log").read_text(errors="replace")
+    assert "grammar head: first restricted step" in plain_log

@@ -95,6 +95,13 @@ def test_speculation_drafts_from_the_prompt_and_the_grammar_only_when_asked(
     assert flag(command, "--scheduler-cls") == launcher.FORCED_TOKEN_SCHEDULER
 
 
+def test_every_logit_is_computed_only_when_asked(tmp_path: Path) -> None:
+    model = launcher.ResolvedModel(write_config(tmp_path / "m"), "m", "local")
+    assert "--additional-config" not in launcher.server_command(model, launcher.ServeSettings())
+    command = launcher.server_command(model, launcher.ServeSettings(all_logits=True))
+    assert json.loads(flag(command, "--additional-config")) == {launcher.ALL_LOGITS_KEY: True}
+
+
 def test_checkpoint_template_is_used_when_present(tmp_path: Path) -> None:
     directory = write_config(tmp_path / "m")
     (directory / "tokenizer_config.json").write_text(json.dumps({"chat_template": "{{ x }}"}))
