@@ -241,7 +241,7 @@ def _add_speculative(benchmarks: Any) -> None:
         type=_sides,
         default=("plain", "speculative"),
         metavar="A,B[,C]",
-        help=f"the servers compared, the first with each other ({', '.join(SIDES)}; "
+        help=f"the servers compared, each with the first ({', '.join(SIDES)}; "
         "default: plain,speculative)",
     )
     parser.add_argument(
@@ -346,7 +346,7 @@ def _run_speculative(args: argparse.Namespace) -> int:
             args_of_side = launcher.decoding_args(side)
             sides.append((speculative.ServerRun(label=label, serve_args=args_of_side), side))
         if bodies is None:
-            bodies = _record_apart(model, sides[0][1], logs, args, progress, sides)
+            bodies = _record_apart(model, sides, logs, args, progress)
         for run in range(1, args.runs + 1):
             for server_run, side in sides:
                 if server_run.error is None:
@@ -504,17 +504,18 @@ def _bench_build(args: argparse.Namespace, work_dir: Path) -> tuple[ResolvedMode
 
 def _record_apart(
     model: ResolvedModel,
-    settings: ServeSettings,
+    sides: Sequence[tuple[ServerRun, ServeSettings]],
     logs: Path,
     args: argparse.Namespace,
     progress: Callable[[str], None],
-    sides: Sequence[tuple[ServerRun, ServeSettings]],
 ) -> list[dict[str, Any]]:
-    """The agent's requests, recorded on a server of their own: a side that recorded would
-    start its first run with the recording's prompts in its prefix cache, computed in other
-    pieces than a fresh server computes them. A failure is kept in every side."""
+    """The agent's requests, recorded on a server of the first side's settings started for
+    that alone: a side that recorded would start its first run with the recording's prompts
+    in its prefix cache, computed in other pieces than a fresh server computes them. A failure
+    is kept in every side."""
     import httpx
 
+    settings = sides[0][1]
     progress(f"recording: serving {model.path}")
     try:
         with _served(model, settings, logs / "speculative-recording.log"):

@@ -12,8 +12,9 @@ infinity straight away, so the logits the sampler sees are the very ones vLLM's 
 That holds where the head's kernel computes each logit from its own row alone, whichever other
 rows come with it: our int8 table kernel does (one dot product per row, the same instructions in
 the same order). Elsewhere (torch's GEMMs, bf16 heads, a scaled or capped head) every logit is
-computed as before. A step whose batch has a request without a grammar, or a position that
-allows more than a eighth of the vocabulary (free text, or thinking), is computed whole too.
+computed as before. A step whose batch has a request without a grammar, or whose positions
+together allow more than an eighth of the vocabulary (free text, thinking), is computed whole
+too.
 
 The worker builds this runner in place of vLLM's (`serving.vllm_plugin.worker`); the server's
 `--additional-config '{"all_logits": true}'` turns the restriction off.
@@ -35,7 +36,7 @@ from serving.quantization.vllm_method import Int8TableMethod
 if TYPE_CHECKING:
     from vllm.v1.core.sched.output import GrammarOutput, SchedulerOutput
 
-# Up to this share of the vocabulary, gathering the allowed rows costs less than reading all.
+# Up to one such share of the vocabulary, gathering the allowed rows costs less than reading all.
 _RESTRICTED_SHARE = 8
 
 _log = logging.getLogger("vllm.phone_agent.grammar_head")  # vLLM's handlers print it
