@@ -42,7 +42,8 @@ def add_model_server_arguments(parser: argparse.ArgumentParser) -> None:
         "--tool-choice",
         choices=("auto", "required"),
         default="auto",
-        help="`required` makes even random-weight checkpoints call a tool",
+        help="`required`: every reply is a call (random-weight checkpoints too), and our server "
+        "computes only the logits the call's grammar allows, which decodes sooner",
     )
     group.add_argument(
         "--temperature",
