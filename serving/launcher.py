@@ -52,6 +52,9 @@ WORKER_CLASS = "serving.vllm_plugin.worker.ShortWarmUpCPUWorker"
 # The worker's `--additional-config` key that keeps every logit of every step
 # (`serving.vllm_plugin.grammar_head` computes only those a tool call's grammar allows).
 ALL_LOGITS_KEY = "all_logits"
+# The profiler's name for those logits, computed after the step's forward pass (`bench profile`
+# counts them in the step).
+DEFERRED_LOGITS_SCOPE = "phone_agent: logits under the grammar"
 # Sliding-window prefix checkpoints every block. Spark's sliding layers (3 of every 4) need the
 # window's blocks before a reused prefix's end, and vLLM keeps them by default only at the end of
 # each prompt and at junctions an earlier pair of requests proved shared

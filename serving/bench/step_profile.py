@@ -6,12 +6,15 @@ inside a range is given to one category, the outermost one that claims it (an at
 own reads and copies are attention), and what no category claims is the model's other work:
 norms, activations, rotary embedding, the compiled graph's glue. Sampling, scheduling and
 handing the token to the API server happen between two ranges, so the gap between consecutive
-decode steps is reported too. Matrix products also carry the bytes of their weight inputs,
-which give the rate at which a decode step reads its weights.
+decode steps is reported too. A step under a tool call's grammar computes its logits after its
+range, once the grammar's bitmask has come (`serving.vllm_plugin.grammar_head`); that range
+(`DEFERRED_LOGITS_SCOPE`) is counted in the step before it. Matrix products also carry the
+bytes of their weight inputs, which give the rate at which a decode step reads its weights.
 """
 
 from __future__ import annotations
 
+import bisect
 import gzip
 import json
 import re
@@ -22,6 +25,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel
+
+from serving.launcher import DEFERRED_LOGITS_SCOPE
 
 # In the order a step's time is reported; the first pattern that matches an op's name wins.
 MATRIX_PRODUCTS = "matrix products"
@@ -141,14 +146,26 @@ def _steps(raw_events: Iterable[dict[str, Any]]) -> list[_Event]:
         if raw.get("cat") in ("cpu_op", "user_annotation"):
             threads[raw.get("tid")].append(_Event(raw))
     found: list[_Event] = []
+    deferred: list[_Event] = []
     pending = [root for events in threads.values() for root in _nest(events)]
     while pending:
         event = pending.pop()
         if _STEP_NAME.match(event.name):
             found.append(event)
+        elif event.name == DEFERRED_LOGITS_SCOPE:
+            deferred.append(event)
         else:
             pending.extend(event.children)
-    return sorted(found, key=lambda e: e.start)
+    found.sort(key=lambda e: e.start)
+    # A step under a grammar computes its logits once the bitmask has come, after the step's own
+    # range: they are the step's work, not the gap before the next one.
+    starts = [step.start for step in found]
+    for logits in deferred:
+        position = bisect.bisect_right(starts, logits.start) - 1
+        if position >= 0:
+            found[position].children.append(logits)
+            found[position].end += logits.duration
+    return found
 
 
 def _weight_bytes_and_dims(event: _Event) -> tuple[int, list[list[int]]]:

@@ -28,9 +28,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
+from torch.profiler import record_function
 from vllm.v1.worker.cpu_model_runner import CPUModelRunner
 
-from serving.launcher import ALL_LOGITS_KEY
+from serving.launcher import ALL_LOGITS_KEY, DEFERRED_LOGITS_SCOPE
 from serving.quantization.vllm_method import Int8TableMethod
 
 if TYPE_CHECKING:
@@ -130,7 +131,7 @@ class GrammarHeadCPUModelRunner(CPUModelRunner):
         state = self.execute_model_state
         if self._deferred and state is not None:
             self._deferred = False
-            with torch.inference_mode():
+            with torch.inference_mode(), record_function(DEFERRED_LOGITS_SCOPE):
                 logits = self._step_logits(state.sample_hidden_states, grammar_output)
             self.execute_model_state = state._replace(logits=logits)
         return super().sample_tokens(grammar_output)  # type: ignore[type-var]

@@ -105,6 +105,32 @@ def test_every_millisecond_of_a_decode_step_lands_in_one_part() -> None:
     assert decode.between_steps_ms == 1.0  # only the two steps that follow each other
 
 
+def test_logits_computed_after_a_step_under_a_grammar_count_in_that_step() -> None:
+    """The grammar head computes a step's logits once the bitmask has come: after the step's
+    range, in a range of its own, which is the step's work and not the gap after it."""
+    from serving.launcher import DEFERRED_LOGITS_SCOPE
+
+    head_rows = {
+        "Input Dims": [[1, 2048], [40, 2048], [40]],
+        "Input type": ["c10::BFloat16", "signed char", "c10::BFloat16"],
+    }
+    events = []
+    for start in (0, 12_000):
+        events += [
+            _range("execute_context_0(0)_generation_1(1)", start, 9_000),
+            _int4_linear(start + 500, 6_000, rows=1),
+            _range("gpu_model_runner: sample", start + 9_500, 1_000),
+            _range(DEFERRED_LOGITS_SCOPE, start + 9_600, 400),
+            _op("phone_agent_int4_amx::int8_mm", start + 9_700, 200, args=head_rows),
+        ]
+    decode = step_profile.break_down([{**e, "ph": "X"} for e in events])["decode"]
+    assert decode.steps == 2 and decode.mean_step_ms == 9.4
+    assert decode.categories_ms[MATRIX_PRODUCTS] == 6.2
+    assert sum(decode.categories_ms.values()) == pytest.approx(decode.mean_step_ms)
+    assert [p.op.split("::")[-1] for p in decode.matrix_products] == ["linear", "int8_mm"]
+    assert decode.between_steps_ms == 2.6  # 3 ms from the first range's end, less the logits
+
+
 def test_a_decode_step_reads_its_weights_at_the_rate_of_their_bytes_over_their_time() -> None:
     decode = step_profile.break_down(_trace())["decode"]
     layer, head = decode.matrix_products  # slowest first
