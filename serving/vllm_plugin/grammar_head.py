@@ -112,6 +112,7 @@ class GrammarHeadCPUModelRunner(CPUModelRunner):
     def execute_model(
         self, scheduler_output: SchedulerOutput, intermediate_tensors: Any = None
     ) -> Any:
+        self._deferred = False  # a step that never reached sampling leaves nothing owed
         if not (self._restricts and scheduler_output.has_structured_output_requests):
             return super().execute_model(scheduler_output, intermediate_tensors)
         # The step's head waits for sample_tokens, which brings the grammar's bitmask.
