@@ -522,8 +522,13 @@ def _record_apart(
             return _record_requests(settings.base_url, model.served_name, args, logs, progress)
     except (RuntimeError, httpx.HTTPError) as exc:
         for server_run, _ in sides:
-            server_run.error = "recording failed: " + str(exc).strip().splitlines()[0]
+            server_run.error = f"recording failed: {_first_line(exc)}"
         return []
+
+
+def _first_line(error: BaseException) -> str:
+    """An error's first line, as a side of `bench speculative` keeps it."""
+    return str(error).strip().splitlines()[0]
 
 
 def _replay_run(
@@ -555,7 +560,7 @@ def _replay_run(
             if foreign.cores is not None:
                 server_run.foreign_cores.append(foreign.cores)
     except (RuntimeError, httpx.HTTPError) as exc:
-        server_run.error = str(exc).strip().splitlines()[0]
+        server_run.error = _first_line(exc)
 
 
 def _record_requests(
