@@ -528,7 +528,7 @@ def _record_apart(
 
 def _first_line(error: BaseException) -> str:
     """An error's first line, as a side of `bench speculative` keeps it."""
-    return str(error).strip().splitlines()[0]
+    return (str(error).strip() or repr(error)).splitlines()[0]
 
 
 def _replay_run(
