@@ -77,6 +77,8 @@ _SENDING = re.compile(
     rf"|{_VERB_OPENING}(?:text|message|sms|msg)\s+"
     r"(?!(?:of|in|on|to|from|field|box|says?|reads?|that|is|was|becomes?|should|must|will"
     r"|would|messages?)\b)"
+    # "text that time to Alice": the verb with what is sent and to whom
+    rf"|{_VERB_OPENING}(?:text|message|sms|msg)\s+(?:that|this|it)\b[^.;:!?\n]{{0,40}}?\bto\s+\w"
     # a reply is sent too: "reply to Bob", "write back ...", "answer Bob's text"; not "reply
     # with just the number", which says how to answer a question
     rf"|{_VERB_OPENING}(?:reply|respond|write\s+back|answer)\b(?!\s+{_ANSWER_FORM})"

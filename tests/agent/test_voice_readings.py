@@ -29,6 +29,7 @@ from simulator.tasks import TASKS_BY_NAME
         "add Dana Kim as contact (+91 85552 29016) n text them: can you bring the charger?",
         "“Piano lesson 9” today, what time? text it to Alice Martin",
         "what time is “Lunch with Павел” today? send that time to Alice Martin by sms",
+        "when does my “1:1 🏃” event start today? text that time to alice martin",
         "I want to know at a glance what it's for, so give the 7:30 AM alarm the label Gym.",
     ],
 )
