@@ -52,11 +52,13 @@ TRAINING_SEEDS_START = 100
 EVALUATION_SEEDS = range(TRAINING_SEEDS_START)
 VALIDATION_SEEDS = range(0, 2)
 TEST_SEEDS = range(50, 52)
+DEVELOPMENT_SEEDS = range(10, 12)
 _GOAL_FILES = Path(__file__).with_name("goals")
 OTHERS_WORDS_FILE = _GOAL_FILES / "others_words.jsonl"  # the test split's
 VALIDATION_OTHERS_WORDS_FILE = _GOAL_FILES / "others_words_validation.jsonl"
+DEVELOPMENT_OTHERS_WORDS_FILE = _GOAL_FILES / "others_words_dev.jsonl"
 
-SplitName = Literal["validation", "test"]
+SplitName = Literal["validation", "test", "development"]
 
 
 @dataclass(frozen=True)
@@ -72,6 +74,12 @@ class Split:
 SPLITS: dict[SplitName, Split] = {
     "validation": Split("validation", "chooses", VALIDATION_SEEDS, VALIDATION_OTHERS_WORDS_FILE),
     "test": Split("test", "reports", TEST_SEEDS, OTHERS_WORDS_FILE),
+    # The loop's readings of goals are shaped by the false claims a split shows; validation's
+    # own others' words shaped many, so this split's, written apart from both sets, tells
+    # whether a new reading holds on words nobody shaped a rule on before it is kept.
+    "development": Split(
+        "development", "tries loop changes", DEVELOPMENT_SEEDS, DEVELOPMENT_OTHERS_WORDS_FILE
+    ),
 }
 
 

@@ -74,12 +74,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument(
         "--split",
-        choices=("validation", "test"),
+        choices=("validation", "test", "development"),
         help=(
             "play a split (evals.splits): validation chooses (seeds 0-1, phrasing 0, the "
             "held-out one and its goals in other people's words), test reports a shipped model "
-            "once (seeds 50-51, both phrasings and goals in other people's words of its own); "
-            "instead of --runs, --phrasing and --goals"
+            "once (seeds 50-51, both phrasings and goals in other people's words of its own), "
+            "development tries changes to the loop (seeds 10-11, likewise); instead of --runs, "
+            "--phrasing and --goals"
         ),
     )
     parser.add_argument(

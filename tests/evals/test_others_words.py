@@ -1,7 +1,7 @@
-"""Goals in other people's words, the test split's (`evals/goals/others_words.jsonl`) and the
-validation split's (`evals/goals/others_words_validation.jsonl`): each one states what its
-task's check needs, in words the suite's own phrasings never use, and neither set says a goal
-of the other.
+"""Goals in other people's words, the test split's (`evals/goals/others_words.jsonl`), the
+validation split's (`evals/goals/others_words_validation.jsonl`) and the development split's
+(`evals/goals/others_words_dev.jsonl`, written as plain lines): each one states what its task's
+check needs, in words the suite's own phrasings never use, and no set says a goal of another.
 
 The values are checked here with this file's own reading of times, dates, numbers and
 durations, not with the views that wrote them, so a view that writes a wrong value fails.
@@ -29,7 +29,7 @@ from evals.splits import SPLITS, SplitName, others_words, says
 from simulator.tasks import TASKS, TASKS_BY_NAME, Task
 from simulator.tasks.app_steps import TODAY
 
-# Each split's set of goals in other people's words: the module that writes it.
+# The sets of goals in other people's words that a module writes from phrasings, by split.
 SETS: dict[SplitName, ModuleType] = {"test": test_set, "validation": validation_set}
 
 
@@ -39,7 +39,7 @@ def read_lines(split: SplitName) -> list[GoalLine]:
     return [GoalLine.model_validate_json(line) for line in path.read_text().splitlines()]
 
 
-LINES = {split: read_lines(split) for split in SETS}
+LINES = {split: read_lines(split) for split in SPLITS}
 
 
 @pytest.mark.parametrize("split", SETS)
@@ -52,9 +52,9 @@ def test_the_file_is_what_its_phrasings_render_on_its_splits_seeds(split: SplitN
     ]
 
 
-@pytest.mark.parametrize("split", SETS)
+@pytest.mark.parametrize("split", SPLITS)
 def test_every_task_has_at_least_two_goals_covering_both_seeds(split: SplitName) -> None:
-    assert set(SETS[split].PHRASINGS) == {task.name for task in TASKS}
+    assert {line.task for line in LINES[split]} == {task.name for task in TASKS}
     for task in TASKS:
         lines = [line for line in LINES[split] if line.task == task.name]
         assert len(lines) >= 2, task.name
@@ -114,6 +114,11 @@ def named_dates(goal: str, today: dt.date = TODAY) -> set[dt.date]:
     this_monday = today - today.weekday() * day
     month = "(" + "|".join(MONTHS) + r")[a-z]*"
     take(r"\b(\d{4})-(\d{2})-(\d{2})\b", lambda m: dt.date(*map(int, m.groups())))
+    # the American order of numbers: "10/24/2024"
+    take(
+        r"\b(\d{1,2})/(\d{1,2})/(\d{4})\b",
+        lambda m: dt.date(int(m.group(3)), int(m.group(1)), int(m.group(2))),
+    )
     # a weekday with its date: "Friday the 18th", "Wednesday Nov 6"
     take(
         rf"\b{weekday},? (?:the )?(\d{{1,2}})(?:st|nd|rd|th)\b",
@@ -295,7 +300,7 @@ def needs(task: Task, params: dict[str, Any]) -> list[Need]:
     "line",
     [
         pytest.param(line, id=f"{split}-{line.task}-s{line.seed}")
-        for split in SETS
+        for split in SPLITS
         for line in LINES[split]
     ],
 )
@@ -328,7 +333,7 @@ def training_goals(task: Task, seed: int, draws: int = 60) -> set[str]:
     } | {task.goal(seed, phrasing) for phrasing in task.training_phrasings}
 
 
-@pytest.mark.parametrize("split", SETS)
+@pytest.mark.parametrize("split", SPLITS)
 @pytest.mark.parametrize("task", TASKS, ids=lambda task: task.name)
 def test_no_goal_says_a_phrasing_of_the_task_or_is_said_by_one(
     split: SplitName, task: Task
@@ -346,17 +351,21 @@ def test_no_goal_says_a_phrasing_of_the_task_or_is_said_by_one(
     assert not overlaps
 
 
-def test_neither_set_says_a_goal_of_the_other() -> None:
-    """The validation split's goals were written apart from the test split's: none says one of
-    the test's, nor is said by one, whatever task either is for. A failure names only the
-    validation goal (its task and its place among the task's goals), so that the test's goals
-    stay unread."""
+@pytest.mark.parametrize(
+    ("split", "other_split"),
+    [("validation", "test"), ("development", "test"), ("development", "validation")],
+)
+def test_no_set_says_a_goal_of_another(split: SplitName, other_split: SplitName) -> None:
+    """Each set was written apart from the others: none of its goals says one of the other
+    set's, nor is said by one, whatever task either is for. A failure names only the goal of
+    `split` (its task and its place among the task's goals), so that the test's goals stay
+    unread."""
     overlaps = []
     for task in TASKS:
-        goals = [line.goal for line in LINES["validation"] if line.task == task.name]
+        goals = [line.goal for line in LINES[split] if line.task == task.name]
         overlaps += [
             (task.name, index)
             for index, goal in enumerate(goals)
-            if any(says(goal, other.goal) or says(other.goal, goal) for other in LINES["test"])
+            if any(says(goal, other.goal) or says(other.goal, goal) for other in LINES[other_split])
         ]
     assert not overlaps

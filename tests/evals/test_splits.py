@@ -13,10 +13,10 @@ import pytest
 from evals.demos import given_values
 from evals.goal_rewording import training_goal_template
 from evals.goals import others_words as test_set
-from evals.goals import others_words_validation as validation_set
 from evals.policies import parse_policy
 from evals.runner import Run
 from evals.splits import (
+    DEVELOPMENT_SEEDS,
     EVALUATION_SEEDS,
     SPLITS,
     TEST_SEEDS,
@@ -39,13 +39,15 @@ SEEDS_THAT_CHOSE = range(0, 4)
 
 def test_the_splits_share_no_seed_and_only_training_seeds_train() -> None:
     validation, test = set(VALIDATION_SEEDS), set(TEST_SEEDS)
-    assert not validation & test
-    assert validation | test <= set(EVALUATION_SEEDS)
+    development = set(DEVELOPMENT_SEEDS)
+    assert not validation & test and not development & (validation | test)
+    assert validation | test | development <= set(EVALUATION_SEEDS)
     assert EVALUATION_SEEDS.stop == TRAINING_SEEDS_START
     # a test seed never chose anything, or reporting on it would flatter the choice
     assert not test & set(SEEDS_THAT_CHOSE)
     assert SPLITS["validation"].seeds == VALIDATION_SEEDS
     assert SPLITS["test"].seeds == TEST_SEEDS
+    assert SPLITS["development"].seeds == DEVELOPMENT_SEEDS
 
 
 def planned(name: SplitName, tasks: list[Task] = TASKS) -> list[Run]:
@@ -86,13 +88,14 @@ def test_eval_plays_a_split_and_refuses_what_a_split_decides(
     from agent.cli import main
 
     base = ["eval", "--suite", "sim", "--policy", "oracle", "--tasks", "SystemWifiTurnOn"]
-    for split, goal_set in (("validation", validation_set), ("test", test_set)):
+    for split in SPLITS:
         results = tmp_path / f"{split}.json"
         command = [*base, "--split", split, "--run-dir", str(tmp_path / split)]
         assert main([*command, "--json", str(results)]) == 0
         report = json.loads(results.read_text())
-        played = 2 * len(SPLITS[split].seeds) + len(goal_set.PHRASINGS["SystemWifiTurnOn"])
-        assert len(report["results"]) == played
+        wifi_goals = [g for g in others_words(split) if g.task.name == "SystemWifiTurnOn"]
+        assert wifi_goals
+        assert len(report["results"]) == 2 * len(SPLITS[split].seeds) + len(wifi_goals)
         assert all(result["success"] for result in report["results"])
     capsys.readouterr()
     for extra in (["--runs", "2"], ["--phrasing", "held-out"], ["--export-demos", "d.jsonl"]):

@@ -15,7 +15,7 @@ from evals.goals import others_words, others_words_validation
 from evals.goals.training_voices import voiced_goal, voices
 from evals.policies import PolicySpec
 from evals.runner import EvalSettings, GivenGoal, Run, Runner
-from evals.splits import TEST_SEEDS, VALIDATION_SEEDS, leaked_goal
+from evals.splits import DEVELOPMENT_SEEDS, TEST_SEEDS, VALIDATION_SEEDS, leaked_goal
 from simulator.tasks import TASKS, TASKS_BY_NAME
 
 # Eight were written a task; those that said or paraphrased a kept goal were dropped.
@@ -70,7 +70,7 @@ def test_no_voice_says_or_paraphrases_a_goal_kept_from_training(name: str) -> No
         *others_words_validation.PHRASINGS.get(name, ()),
     ]
     for voice, template in enumerate(voices()[name]):
-        for seed in (*VALIDATION_SEEDS, *TEST_SEEDS):
+        for seed in (*VALIDATION_SEEDS, *TEST_SEEDS, *DEVELOPMENT_SEEDS):
             assert leaked_goal(task, seed, voiced_goal(name, seed, voice)) is None, template
         for kept in kept_templates:
             assert _longest_shared_run(template, kept) <= _LONGEST_SHARED_RUN, (template, kept)
