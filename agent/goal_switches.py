@@ -416,6 +416,15 @@ _ON_CUES = re.compile(
 )
 
 
+# A switch wished for by name, with no state said: "need dark mode pls", "I want bluetooth for
+# the car". Only where nothing in the clause says off ("I want wifi off").
+_WISHED = re.compile(
+    rf"\b(?:need|needs|want|wants|wanna|(?:would|['’]d)\s+like|give\s+me)\s+"
+    rf"(?:(?:the|my|some)\s+)?{_SWITCH}",
+    re.I,
+)
+
+
 # Switches people describe by what they do rather than name, with the state the words ask for:
 # "stop the screen from sleeping while it charges" is Stay awake on, "I want the battery % up
 # top" Battery percentage on.
@@ -573,7 +582,7 @@ def _clause_state(text: str, *, by_name_alone: bool) -> bool | None:
     off = _OFF_CUES.search(text) is not None
     if _NEGATION.search(_OFF_CUES.sub(" ", text)):
         return None
-    on = _ON_CUES.search(text) is not None
+    on = _ON_CUES.search(text) is not None or (not off and _WISHED.search(text) is not None)
     if (
         by_name_alone
         and not on

@@ -63,6 +63,10 @@ def asked(goal: str) -> list[str]:
         ("Lock the screen rotation please", ["Auto-rotate off"]),
         ("I want the exact battery % up top next to the icon", ["Battery percentage on"]),
         ("hide the battery percentage, I don't need it", ["Battery percentage off"]),
+        # a switch wished for by name is wanted on, unless the words say off
+        ("need dark mode pls, the screen is way too bright at night", ["Dark theme on"]),
+        ("I'd like the flashlight for a minute", ["Flashlight on"]),
+        ("I want wifi off for the night", ["Wi-Fi off"]),
         # a question about a switch, then the answer wished for
         ("am I still in airplane mode from the flight? I shouldn't be", ["Airplane mode off"]),
         ("is bluetooth off? it should be", ["Bluetooth off"]),
