@@ -46,7 +46,10 @@ _REMOVAL = re.compile(
     r"|(?<!\bold\sone\s)(?<!\bold\snumber\s)\b(?:be|is|are)\s+gone\b|\bgone\s+from\b"
     r"|\bno\s+longer\s+(?:be\s+)?(?:in|on|listed)\b"
     r"|\b(?:should|must)(?:n['’]?t|\s+not)\s+be\s+(?:in|on)\b[^.;:!?\n]*\b(?:any\s?more)\b"
-    r"|\bnothing\s+left\b|\bno\s+(?:[^\W\d_]+\s+){1,2}left\b",
+    r"|\bnothing\s+left\b|\bno\s+(?:[^\W\d_]+\s+){1,2}left\b"
+    # "these expenses need to go", "X has to go"; not going somewhere ("need to go to work")
+    r"|\b(?:(?:needs?|has|have)\s+to|must|can|should)\s+go\b"
+    r"(?!\s+(?:to|on|in|into|under|back|out|up|down|over|through|with|ahead)\b)",
     re.IGNORECASE,
 )
 # "Don't delete it", "switch it off without removing it": no deletion asked.
@@ -490,6 +493,35 @@ def asks_for_count(goal: str) -> bool:
     return _COUNT_QUESTION.search(goal) is not None
 
 
+# A question after someone's phone number: "what number do I have saved for Ana?", "Ana's
+# number?", "phone # for Bob"; not a build, version or model number, nor a count.
+_PHONE_NUMBER_QUESTION = re.compile(
+    r"\b(?:phone|mobile|cell|contact|telephone)\s*(?:number|no\b\.?|#)"
+    r"|['’]s?\s+(?:number|no\b\.?|#)(?!\s+of\b)"
+    r"|\bnumber\b[^.?!]{0,30}?\b(?:saved|stored|listed|have)\s+(?:for|under)\b"
+    r"|\b(?:number|digits)\s+(?:to\s+(?:call|reach|text)|for\s+(?!the\b|my\b|a\b)\w)",
+    re.IGNORECASE,
+)
+# At least five digits, however grouped: what any phone number holds.
+_PHONE_DIGITS = re.compile(r"\d(?:[\s().+-]*\d){4,}")
+
+
+def asks_for_phone_number(goal: str) -> bool:
+    """Whether the goal asks what someone's phone number is; not whose a number it gives is
+    ("Whose phone number is +420 627 796 484?")."""
+    return (
+        asks_for_answer(goal)
+        and not asks_for_count(goal)
+        and not holds_phone_number(goal)
+        and re.search(r"\bwhose\b", goal, re.IGNORECASE) is None
+        and _PHONE_NUMBER_QUESTION.search(goal) is not None
+    )
+
+
+def holds_phone_number(answer: str) -> bool:
+    return _PHONE_DIGITS.search(answer) is not None
+
+
 def asks_to_send(goal: str) -> bool:
     """Whether the goal asks for a message to be sent ("send Ana “on my way”", "send it
     again", "Text Bob: ..."), which is done only once a send button is pressed."""
@@ -579,6 +611,27 @@ def made_up_values(typed: str, goal: str, labels: Iterable[str]) -> list[str]:
         if not any(re.sub(r"\D", "", number) in text for text in digits)
     ]
     return made_up
+
+
+# A word or a few said three times running ("tomato, basil, butter, butter, butter"), and the
+# prompt's own screen listing ("\n\nScreen:\napp: ...", '[2] input "Name"'): what a small
+# model types when its decoding runs away, never a value anyone gave.
+_REPEATED_RUN = re.compile(r"(?<!\w)(\w[\w'’]*(?:\s+\w[\w'’]*){0,3})(?:[\s,;.]+\1(?!\w)){2,}")
+_SCREEN_ECHO = re.compile(r"(?m)^\s*(?:Screen:|app:\s+[\w.]+,|\[\d+\]\s+[a-z]+\s+\")")
+
+
+def runaway_text(typed: str, goal: str, labels: Iterable[str]) -> str | None:
+    """The piece of `typed` that shows a runaway decoding, where the goal and `labels` hold no
+    such text: a word or phrase repeated three times in a row, or a line of the prompt's
+    screen listing. None for any other text."""
+    echo = _SCREEN_ECHO.search(typed)
+    if echo is not None:
+        return echo[0].strip()
+    run = _REPEATED_RUN.search(typed)
+    if run is None:
+        return None
+    given = [_folded(text) for text in (goal, *labels)]
+    return None if any(_folded(run[0]) in text for text in given) else run[1]
 
 
 def unshown_durations(goal: str, labels: Iterable[str]) -> list[str]:

@@ -106,9 +106,11 @@ from agent.goal_items import (
     answer_row_mismatch,
     asks_for_answer,
     asks_for_count,
+    asks_for_phone_number,
     asks_to_send,
     copies_listed,
     deletes_items,
+    holds_phone_number,
     is_item_row,
     item_titles,
     made_up_values,
@@ -117,6 +119,7 @@ from agent.goal_items import (
     named_rows_beside,
     padded_words,
     removal_shown,
+    runaway_text,
     still_open,
     unlisted_names,
     unshown_durations,
@@ -352,6 +355,14 @@ class Guards:
                     "made_up_value",
                     f"{_quoted(made_up)} given by neither the goal nor a screen",
                     prompt.made_up_values(made_up),
+                )
+            runaway = runaway_text(action.text, self._goal_text, self._seen_labels)
+            if runaway is not None:
+                return _blocked(
+                    "made_up_value",
+                    f"the text runs away at {_quoted([runaway])}, given by neither the goal "
+                    "nor a screen",
+                    prompt.runaway_text(runaway),
                 )
         if isinstance(action, Tap) and target is not None and target.checked is not None:
             flip = self._review_flip(target, screen, described)
@@ -614,6 +625,12 @@ class Guards:
         return GuardDecision("complete")
 
     def _review_answer(self, answer: str, screen: Screen) -> GuardDecision:
+        if asks_for_phone_number(self._goal_text) and not holds_phone_number(answer):
+            return _refused_claim(
+                f"the answer {json.dumps(answer, ensure_ascii=False)} holds no phone number, "
+                "the goal asks for one",
+                prompt.phone_number_missing(answer),
+            )
         mismatch = answer_row_mismatch(self._goal_text, answer, screen)
         if mismatch is not None and not self._wrong_row_pushed_back:
             self._wrong_row_pushed_back = True

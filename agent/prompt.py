@@ -348,6 +348,22 @@ def made_up_values(values: Sequence[str]) -> str:
     )
 
 
+def runaway_text(piece: str) -> str:
+    """Typing a text that repeats itself or copies the screen listing."""
+    return (
+        f'Not typed: the text goes on with "{piece}", which neither the goal nor any screen '
+        "gave. Type exactly the value the goal gives, once."
+    )
+
+
+def phone_number_missing(answer: str) -> str:
+    return (
+        f'Not accepted yet: the goal asks for a phone number, and "{answer}" holds none. Open '
+        "the person's details, read the number there and call task_complete with it in "
+        "`answer`."
+    )
+
+
 def answer_unseen(part: str) -> str:
     return (
         f'Not accepted yet: no screen in this task showed "{part}". Open the screen that '

@@ -15,11 +15,13 @@ from agent.execute import execute
 from agent.goal_items import (
     answer_row_mismatch,
     asks_for_answer,
+    asks_for_phone_number,
     asks_to_send,
     copies_listed,
     made_up_values,
     marks_done,
     removal_shown,
+    runaway_text,
     unlisted_names,
     unshown_durations,
     unshown_quotes,
@@ -225,6 +227,35 @@ def test_a_file_name_or_phone_number_typed_must_be_given(
     assert made_up_values(typed, goal, labels) == made_up
 
 
+@pytest.mark.parametrize(
+    ("typed", "runaway"),
+    [
+        # decoding that ran away: a word over and over, or the prompt's screen listing
+        ("tomato, basil, butter, butter, butter", "butter"),
+        ("Книга 21.\n\nScreen:\napp: net.gsantner.markor, keyboard: shown", "Screen:"),
+        ('ok\n[2] input "Name: notes.md" focused', '[2] input "'),
+        # the goal's own words, repeated or not, are typed as given
+        ("tomato, basil, butter", None),
+        ("ha ha ha, see you", None),
+        ("Prepare the tomato. Add the basil and serve with the tomato.", None),
+    ],
+)
+def test_runaway_text_is_told_from_given_text(typed: str, runaway: str | None) -> None:
+    goal = 'add a recipe: ingredients tomato, basil, butter; note "ha ha ha, see you"'
+    assert runaway_text(typed, goal, ["Recipes"]) == runaway
+
+
+def test_typing_runaway_text_is_blocked() -> None:
+    guards = Guards("new recipe: Pad Thai, ingredients tomato, basil, butter")
+    _, screen = app_screen("RecipeAddSingleRecipe", "Broccoli")
+    field = screen.elements[0]
+    typed = TypeText(text="tomato, basil, butter, butter, butter", index=field.index)
+    blocked = guards.review(typed, field, screen)
+    assert blocked.verdict == "block" and '"butter"' in blocked.feedback[0]
+    fine = TypeText(text="tomato, basil, butter", index=field.index)
+    assert guards.review(fine, field, screen).verdict == "allow"
+
+
 def test_typing_a_number_no_screen_showed_is_blocked_until_one_does() -> None:
     """The model creates the contact with a number it made up instead of reading Bob Chen's
     text: the number is not typed. Once the text was on a screen, its number is."""
@@ -303,8 +334,42 @@ def test_a_question_closed_without_an_answer_is_refused_each_time() -> None:
     for _ in range(3):
         refused, told = verdict(guards, screen)
         assert refused == "block" and "`answer`" in told
-    answered = guards.review(TaskComplete(answer="Ana Lima"), None, screen)
+    # the list shows no numbers: an answer read elsewhere goes back once, then stands
+    number = TaskComplete(answer="+7 938 559 33 15")
+    assert guards.review(number, None, screen).verdict == "block"
+    answered = guards.review(number, None, screen)
     assert answered.verdict == "complete", answered.notes
+
+
+@pytest.mark.parametrize(
+    "goal",
+    [
+        "what number do I have saved for Светлана Голубев?",
+        "Светлана Голубев's number?",
+        "Look up Светлана Голубев in Contacts. What is their phone number?",
+    ],
+)
+def test_an_answer_without_a_phone_number_to_a_question_for_one_is_refused(goal: str) -> None:
+    """Asked for a number, the model answered with the phone's model shown on the contact's
+    page ("Pixel 7"); the answer was on a screen, so the loop took it."""
+    _, screen = app_screen("ContactsPhoneNumber", "Contacts")
+    guards = Guards(goal)
+    for _ in range(2):
+        refused, told = verdict(guards, screen, "Pixel 7")
+        assert refused == "block" and "phone number" in told
+    assert "phone number" not in verdict(guards, screen, "+7 938 559 33 15")[1]
+
+
+@pytest.mark.parametrize(
+    "goal",
+    [
+        "What is the build number?",
+        "how many numbers are in my contacts?",
+        "Whose phone number is +420 627 796 484? Answer with the contact's name.",
+    ],
+)
+def test_other_numbers_are_no_phone_numbers(goal: str) -> None:
+    assert not asks_for_phone_number(goal)
 
 
 def test_an_amount_read_off_the_next_row_goes_back_once_naming_both_rows() -> None:

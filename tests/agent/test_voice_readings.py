@@ -63,6 +63,10 @@ def test_a_count_in_texting_spelling_is_a_count() -> None:
         ("Åsa has a new number, +86 139 6341 2700, the old one is gone. Edit her contact.", False),
         ("take Buy milk out of my task list", True),
         ("the note old_ideas.md should be gone", True),
+        ("these expenses need to go from pro expense:\n- Charity 8\n- Dividends wk 40", True),
+        ("Buy milk has to go", True),
+        ("I need to go to work at 7, set an alarm", False),
+        ("the expense should go under Food", False),
     ],
 )
 def test_what_reads_as_a_deletion(goal: str, deletes: bool) -> None:
