@@ -502,8 +502,9 @@ _PHONE_NUMBER_QUESTION = re.compile(
     r"|\b(?:number|digits)\s+(?:to\s+(?:call|reach|text)|for\s+(?!the\b|my\b|a\b)\w)",
     re.IGNORECASE,
 )
-# At least five digits, however grouped: what any phone number holds.
-_PHONE_DIGITS = re.compile(r"\d(?:[\s().+-]*\d){4,}")
+# At least five digits, however grouped, and not inside a word: what any phone number holds,
+# and a build number ("UQ1A.240205.004") does not.
+_PHONE_DIGITS = re.compile(r"(?<![\w.])\+?\(?\d(?:[\s().-]*\d){4,}(?!\w)")
 
 
 def asks_for_phone_number(goal: str) -> bool:
