@@ -625,14 +625,11 @@ def runaway_text(typed: str, goal: str, labels: Iterable[str]) -> str | None:
     """The piece of `typed` that shows a runaway decoding, where the goal and `labels` hold no
     such text: a word or phrase repeated three times in a row, or a line of the prompt's
     screen listing. None for any other text."""
-    echo = _SCREEN_ECHO.search(typed)
-    if echo is not None:
-        return echo[0].strip()
-    run = _REPEATED_RUN.search(typed)
-    if run is None:
+    found = _SCREEN_ECHO.search(typed) or _REPEATED_RUN.search(typed)
+    if found is None or any(_folded(found[0]) in _folded(text) for text in (goal, *labels)):
         return None
-    given = [_folded(text) for text in (goal, *labels)]
-    return None if any(_folded(run[0]) in text for text in given) else run[1]
+    # a repeated run is named by the piece repeated, an echo by its line's start
+    return found[1] if found.re is _REPEATED_RUN else found[0].strip()
 
 
 def unshown_durations(goal: str, labels: Iterable[str]) -> list[str]:

@@ -237,11 +237,15 @@ def test_a_file_name_or_phone_number_typed_must_be_given(
         # the goal's own words, repeated or not, are typed as given
         ("tomato, basil, butter", None),
         ("ha ha ha, see you", None),
+        ("Screen: cracked, ask for a refund", None),
         ("Prepare the tomato. Add the basil and serve with the tomato.", None),
     ],
 )
 def test_runaway_text_is_told_from_given_text(typed: str, runaway: str | None) -> None:
-    goal = 'add a recipe: ingredients tomato, basil, butter; note "ha ha ha, see you"'
+    goal = (
+        'add a recipe: ingredients tomato, basil, butter; note "ha ha ha, see you"; then a note '
+        '"Screen: cracked, ask for a refund"'
+    )
     assert runaway_text(typed, goal, ["Recipes"]) == runaway
 
 
